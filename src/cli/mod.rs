@@ -1,0 +1,75 @@
+//! The command line: one module per subcommand, each with its own `Args` and entry function.
+//! Errors become exit codes here: 2 for invalid input (nothing started), 1 for runtime
+//! failures, 130 for interruption.
+
+pub mod logging;
+pub mod plan;
+pub mod report;
+pub mod run;
+pub mod schema;
+
+use clap::{Parser, Subcommand};
+
+/// Application-level evaluation of storage drives: real database engines on the drive under
+/// test, sysbench-style OLTP load from many virtual clients, precondition + sample protocol.
+#[derive(Debug, Parser)]
+#[command(name = "drivebench", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scenario: load the data on the target, run the phases, write a run directory.
+    Run(run::Args),
+    /// Validate a scenario and print its timeline, data size and preflight findings (no side effects).
+    Plan(plan::Args),
+    /// Regenerate summary.md and series.csv of a run directory from its result.json.
+    Report(report::Args),
+    /// Print the JSON Schema of scenario files or of result.json.
+    Schema(schema::Args),
+}
+
+/// Exit codes (see DESIGN.md).
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_FAILED: i32 = 1;
+pub const EXIT_INVALID: i32 = 2;
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// A command's failure and its exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Invalid input; nothing was started.
+    #[error("{0}")]
+    Invalid(String),
+    /// Something failed while running.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Invalid(_) => EXIT_INVALID,
+            CliError::Failed(_) => EXIT_FAILED,
+        }
+    }
+}
+
+/// Run a parsed command line; returns the process exit code.
+pub async fn main(cli: Cli) -> i32 {
+    let result = match cli.command {
+        Command::Run(a) => run::run(a).await,
+        Command::Plan(a) => plan::plan(a),
+        Command::Report(a) => report::report(a),
+        Command::Schema(a) => schema::schema(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! `drivebench plan SCENARIO`: validate and print the resolved timeline, data size, memory
+//! and preflight findings. No side effects: nothing is created, nothing is started.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{CliError, EXIT_OK};
+use crate::protocol::preflight;
+use crate::scenario::Plan;
+use crate::scenario::units::{format_count, format_duration};
+use crate::target::format_bytes;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Target directory to check instead of target.path.
+    #[arg(long, value_name = "PATH")]
+    pub target: Option<PathBuf>,
+    /// Override a scenario key, e.g. --set workload.clients=64 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Multiply every duration by F.
+    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    pub time_scale: f64,
+    /// Print the resolved plan as JSON (what plan.json will hold) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn plan(args: Args) -> Result<i32, CliError> {
+    let plan = super::run::resolve(
+        &args.scenario,
+        &args.set,
+        args.time_scale,
+        args.target.as_deref(),
+    )?;
+    if args.json {
+        let text =
+            serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))?;
+        println!("{text}");
+        return Ok(EXIT_OK);
+    }
+    print!("{}", render(&plan, &preflight::check(&plan)));
+    Ok(EXIT_OK)
+}
+
+fn dur(ms: u64) -> String {
+    format_duration(Duration::from_millis(ms))
+}
+
+pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
+    let mut s = String::new();
+    let w = &plan.workload;
+    let o = &w.sysbench;
+    let _ = writeln!(s, "scenario  {} ({})", plan.name, plan.scenario_file);
+    for o in &plan.overrides {
+        let _ = writeln!(s, "override  {o}");
+    }
+    let engines: Vec<String> = plan
+        .instances
+        .iter()
+        .map(|i| format!("{} ({:?})", i.name, i.provision).to_lowercase())
+        .collect();
+    let _ = writeln!(s, "instances {}", engines.join(", "));
+    let _ = writeln!(s, "target    {}", plan.target_path);
+    let pacing = match w.rate {
+        Some(r) => format!("open model, {r} tx/s per instance (Poisson arrivals)"),
+        None => "closed loop".to_string(),
+    };
+    let _ = writeln!(
+        s,
+        "workload  sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}, prepare {}",
+        o.test.name(),
+        o.tables,
+        format_count(u64::from(o.table_size)),
+        w.clients,
+        o.rand_type.name(),
+        w.prepare.name()
+    );
+    if plan.time_scale != 1.0 {
+        let _ = writeln!(s, "scale     every duration x {}", plan.time_scale);
+    }
+    let _ = writeln!(
+        s,
+        "\ntimeline (report every {})",
+        dur(plan.report_interval_ms)
+    );
+    let _ = writeln!(s, "  {:>10}  {:<16} {:>10}", "start", "phase", "duration");
+    let _ = writeln!(
+        s,
+        "  {:>10}  {:<16} {:>10}  before the clock; reused when present and matching (prepare = auto)",
+        "-", "load", "-"
+    );
+    for p in &plan.phases {
+        let rec = if p.record { "recorded" } else { "not recorded" };
+        let _ = writeln!(
+            s,
+            "  {:>10}  {:<16} {:>10}  {rec}",
+            format!("+{}", dur(p.start_offset_ms)),
+            p.name,
+            dur(p.duration_ms)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  {:>10}  {:<16} {:>10}",
+        format!("+{}", dur(plan.estimates.phases_total_ms)),
+        "end",
+        ""
+    );
+    let _ = writeln!(
+        s,
+        "  total {} of phases, plus the load",
+        dur(plan.estimates.phases_total_ms)
+    );
+    let e = &plan.estimates;
+    let _ = writeln!(
+        s,
+        "\ndata      {} rows per instance, about {} per instance, {} in total (estimate)",
+        format_count(e.rows_per_instance),
+        format_bytes(e.data_bytes_per_instance),
+        format_bytes(e.data_bytes_total)
+    );
+    let _ = writeln!(
+        s,
+        "memory    about {} on the client side",
+        format_bytes(e.client_memory_bytes)
+    );
+    let _ = writeln!(s, "\npreflight");
+    for f in findings {
+        let _ = writeln!(s, "  {:<8} {}", f.level.as_str(), f.message);
+    }
+    s
+}

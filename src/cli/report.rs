@@ -1,0 +1,17 @@
+//! `drivebench report RUN_DIR`: rebuild summary.md and series.csv from result.json.
+
+use std::path::PathBuf;
+
+use super::{CliError, EXIT_OK};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A run directory holding result.json.
+    pub run_dir: PathBuf,
+}
+
+pub fn report(args: Args) -> Result<i32, CliError> {
+    let r = crate::report::regenerate(&args.run_dir).map_err(CliError::Invalid)?;
+    print!("{}", crate::report::markdown::summary(&r));
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,161 @@
+//! `drivebench run SCENARIO`: resolve the plan, check the target, create the run directory,
+//! run the protocol, and always leave a result.json — complete, failed or interrupted.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use crate::protocol::{self, Ending, preflight};
+use crate::report::live::Console;
+use crate::report::result::{Environment, RunReport, RunStatus};
+use crate::report::{self, RunDir, SCHEMA_VERSION};
+use crate::scenario::{self, Plan};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Run directory to write [default: runs/<name>-<UTC timestamp>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Target directory on the drive under test (overrides target.path).
+    #[arg(long, value_name = "PATH")]
+    pub target: Option<PathBuf>,
+    /// Override a scenario key, e.g. --set workload.clients=64 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Multiply every duration by F (e.g. 0.01 for a CI-sized replica of a long protocol).
+    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    pub time_scale: f64,
+    /// No progress bars and no interval lines; only the final summary and errors.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Check the flags and resolve the plan: every error here is exit code 2.
+pub fn resolve(
+    scenario: &Path,
+    sets: &[String],
+    time_scale: f64,
+    target: Option<&Path>,
+) -> Result<Plan, CliError> {
+    if !(time_scale.is_finite() && time_scale > 0.0) {
+        return Err(CliError::Invalid(format!(
+            "--time-scale: must be a positive number, got {time_scale}"
+        )));
+    }
+    let mut plan =
+        scenario::load(scenario, sets, time_scale).map_err(|e| CliError::Invalid(e.to_string()))?;
+    if let Some(t) = target {
+        if t.as_os_str().is_empty() {
+            return Err(CliError::Invalid("--target: must not be empty".into()));
+        }
+        plan.target_path = t.display().to_string();
+    }
+    Ok(plan)
+}
+
+pub fn utc_now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+fn default_out(plan: &Plan) -> PathBuf {
+    let stamp: String = utc_now()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))
+}
+
+pub async fn run(args: Args) -> Result<i32, CliError> {
+    let plan = resolve(
+        &args.scenario,
+        &args.set,
+        args.time_scale,
+        args.target.as_deref(),
+    )?;
+    let needed = preflight::needed_bytes(&plan);
+    let target_info = crate::target::prepare(Path::new(&plan.target_path), needed)
+        .map_err(|e| CliError::Invalid(e.to_string()))?;
+    let out = args.out.clone().unwrap_or_else(|| default_out(&plan));
+    let mut dir = RunDir::create(&out).map_err(|e| CliError::Invalid(e.to_string()))?;
+    report::write_json(&out.join(report::PLAN_FILE), &plan)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    if let Ok(f) = std::fs::File::create(out.join(report::LOG_FILE)) {
+        super::logging::set_log_file(f);
+    }
+    let console = Console::new(args.quiet);
+    console.line(&format!(
+        "drivebench {}: {} -> {}",
+        env!("CARGO_PKG_VERSION"),
+        plan.name,
+        out.display()
+    ));
+    for f in preflight::check(&plan) {
+        if f.level != preflight::Level::Ok {
+            console.line(&format!("{}: {}", f.level.as_str(), f.message));
+        }
+    }
+    let mut report = RunReport {
+        schema_version: SCHEMA_VERSION,
+        drivebench_version: env!("CARGO_PKG_VERSION").to_string(),
+        complete: false,
+        status: RunStatus::Running,
+        error: None,
+        started_at: utc_now(),
+        finished_at: None,
+        plan: plan.clone(),
+        environment: Environment {
+            host: crate::report::host::host_info(),
+            target: target_info,
+        },
+        instances: Vec::new(),
+        phases: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let cancel = CancellationToken::new();
+    let ctrl_c = tokio::spawn({
+        let cancel = cancel.clone();
+        async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!(
+                    "interrupted: stopping clients and writing partial results (Ctrl-C again to abort at once)"
+                );
+                cancel.cancel();
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(EXIT_INTERRUPTED);
+                }
+            }
+        }
+    });
+    let ending = protocol::run(&plan, &mut report, &mut dir, &console, &cancel).await;
+    ctrl_c.abort();
+    report.finished_at = Some(utc_now());
+    let code = match &ending {
+        Ending::Complete => {
+            report.status = RunStatus::Complete;
+            report.complete = true;
+            EXIT_OK
+        }
+        Ending::Failed(e) => {
+            report.status = RunStatus::Failed;
+            report.error = Some(e.clone());
+            EXIT_FAILED
+        }
+        Ending::Interrupted => {
+            report.status = RunStatus::Interrupted;
+            report.error = Some("interrupted".into());
+            EXIT_INTERRUPTED
+        }
+    };
+    dir.finish(&report)
+        .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
+    if let Ending::Failed(e) = &ending {
+        eprintln!("error: {e}");
+    }
+    print!("{}", crate::report::markdown::summary(&report));
+    println!("\nResults: {}", out.display());
+    Ok(code)
+}

@@ -1,0 +1,159 @@
+//! The only engine-specific code. Workloads and clients see `Connector` and `Session`, our own
+//! `Value`, and errors classified into `ErrorClass`; each engine lives in its own module.
+//! Dispatch on `EngineKind` happens once, in the protocol; everything below it is generic.
+
+pub mod sqlite;
+pub mod statements;
+
+use std::future::Future;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::scenario::plan::{EngineKind, SysbenchOptions};
+use crate::scenario::{Invalid, KeyPath};
+pub use statements::Statements;
+
+/// A parameter or result value, independent of any driver's types.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+/// Rows fetched by `Session::query`, row-major; cleared by each query.
+#[derive(Debug, Default)]
+pub struct Rows {
+    pub columns: usize,
+    pub values: Vec<Value>,
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.values.len().checked_div(self.columns).unwrap_or(0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+    pub fn get(&self, row: usize, col: usize) -> Option<&Value> {
+        self.values.get(row * self.columns + col)
+    }
+}
+
+/// Index of a statement prepared on one session.
+pub type StmtId = usize;
+
+/// What a failed call means for the transaction that made it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    /// Roll back and re-run the whole transaction with the same inputs (deadlock, busy, lock timeout).
+    Retryable,
+    /// The connection is gone: reconnect, re-prepare, re-run.
+    Reconnect,
+    /// Anything else: the phase stops.
+    Fatal,
+}
+
+/// A failed engine call: its class, the engine's code (e.g. `SQLITE_BUSY`), and its message.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}{code}: {message}", context.as_deref().map(|c| format!("{c}: ")).unwrap_or_default())]
+pub struct EngineError {
+    pub class: ErrorClass,
+    pub code: String,
+    pub message: String,
+    /// What was being done, e.g. the statement: "point_select on sbtest3".
+    pub context: Option<String>,
+}
+
+impl EngineError {
+    /// Attach what was being done when the error happened (kept if already set).
+    pub fn during(mut self, what: impl Into<String>) -> Self {
+        if self.context.is_none() {
+            self.context = Some(what.into());
+        }
+        self
+    }
+
+    pub fn fatal(code: &str, message: impl Into<String>) -> Self {
+        EngineError {
+            class: ErrorClass::Fatal,
+            code: code.to_string(),
+            message: message.into(),
+            context: None,
+        }
+    }
+}
+
+/// Where a session's calls may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Execution {
+    /// Calls block the calling thread: each virtual client gets a dedicated OS thread.
+    DedicatedThread,
+    /// Calls are truly asynchronous: clients run as tasks on the shared runtime.
+    Async,
+}
+
+/// One connection of one virtual client.
+pub trait Session: Send + 'static {
+    /// Prepare a statement once; later calls refer to it by id.
+    fn prepare(&mut self, sql: &str) -> impl Future<Output = Result<StmtId, EngineError>> + Send;
+    /// Run a prepared statement that returns no rows; gives the affected row count.
+    fn execute(
+        &mut self,
+        stmt: StmtId,
+        params: &[Value],
+    ) -> impl Future<Output = Result<u64, EngineError>> + Send;
+    /// Run a prepared query and fetch every row into `rows`.
+    fn query(
+        &mut self,
+        stmt: StmtId,
+        params: &[Value],
+        rows: &mut Rows,
+    ) -> impl Future<Output = Result<(), EngineError>> + Send;
+    /// Run plain SQL text without preparing it (DDL, sysbench's text inserts).
+    fn execute_text(&mut self, sql: &str) -> impl Future<Output = Result<u64, EngineError>> + Send;
+}
+
+/// Opens sessions to one instance.
+pub trait Connector: Send + Sync + 'static {
+    type Session: Session;
+    fn connect(&self) -> impl Future<Output = Result<Self::Session, EngineError>> + Send;
+    fn execution(&self) -> Execution;
+    /// Engine name and version, e.g. "SQLite 3.50.4".
+    fn version(&self) -> String;
+}
+
+/// Engine settings from `[instance.config]`, validated per engine.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineConfig {
+    Sqlite(sqlite::SqliteConfig),
+}
+
+impl EngineConfig {
+    pub fn from_table(
+        kind: EngineKind,
+        table: Option<&toml::Table>,
+        key: &KeyPath,
+    ) -> Result<Self, Invalid> {
+        let empty = toml::Table::new();
+        let table = table.unwrap_or(&empty);
+        match kind {
+            EngineKind::Sqlite => Ok(EngineConfig::Sqlite(sqlite::SqliteConfig::from_table(
+                table, key,
+            )?)),
+        }
+    }
+}
+
+/// Estimated bytes on disk for one instance's sysbench tables after load.
+pub fn estimate_sysbench_bytes(kind: EngineKind, opts: &SysbenchOptions) -> u64 {
+    match kind {
+        EngineKind::Sqlite => sqlite::estimate_sysbench_bytes(opts),
+    }
+}

@@ -1,0 +1,26 @@
+//! drivebench evaluates a storage drive the way a database administrator experiences it: real
+//! database engines with their data on the drive under test, sysbench-style OLTP load from
+//! many virtual clients, a precondition-then-sample protocol, and TPS with average and
+//! 99th-percentile latency in a result directory that later tools compare.
+//!
+//! # Layout
+//!
+//! - [`cli`]: one module per subcommand (`run`, `plan`, `report`, `schema`), exit codes, logging.
+//! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`.
+//! - [`target`]: the drive under test: identity, filesystem, free space.
+//! - [`engine`]: the `Connector`/`Session` abstraction, `Value`, error classes; `sqlite`.
+//! - [`workload`]: what a virtual client does: `sysbench` OLTP tests, data load, distributions.
+//! - [`clients`]: virtual clients: one loop, paced closed-loop or open-model, retries inside.
+//! - [`protocol`]: load, phases as barriers, the sampler, preflight findings.
+//! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
+//! - [`report`]: result.json, series.csv, summary.md, live console, host facts.
+
+pub mod cli;
+pub mod clients;
+pub mod engine;
+pub mod metrics;
+pub mod protocol;
+pub mod report;
+pub mod scenario;
+pub mod target;
+pub mod workload;

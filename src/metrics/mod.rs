@@ -1,0 +1,294 @@
+//! Latency and counters without contention: each instance has a few shards (a client always
+//! records into the same one), each holding pre-allocated fixed-bounds HDR histograms
+//! (1 µs .. 1 h, 3 significant digits) per transaction kind plus counters. The sampler swaps a
+//! shard's data for a spare once per interval and merges; recording never allocates.
+
+pub mod histogram;
+pub mod summary;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+
+use crate::engine::{EngineError, ErrorClass};
+use crate::workload::StatementCounts;
+pub use histogram::{HIGHEST_US, LOWEST_US, SIGFIG, new_histogram};
+
+/// Shards per instance: enough that clients rarely meet on a lock.
+pub fn shard_count(clients: u32) -> u32 {
+    clients.clamp(1, 16)
+}
+
+/// Rough bytes of one shard (two histogram sets, live and spare, response and service).
+pub const SHARD_BYTES_ESTIMATE: u64 = 4 * 190 * 1024;
+
+/// What was recorded in one shard (or merged from several) over some span of time.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// Response time (from the intended start) per transaction kind, µs.
+    pub response: Vec<Histogram<u64>>,
+    /// Service time (from the actual start), all kinds, µs.
+    pub service: Histogram<u64>,
+    pub reads: u64,
+    pub writes: u64,
+    pub other: u64,
+    /// Failed attempts by (class, code).
+    pub errors: BTreeMap<(ErrorClass, String), u64>,
+    /// Attempts beyond the first of committed transactions.
+    pub retries: u64,
+    pub reconnects: u64,
+    /// Transactions that started more than 1 ms after their intended start (open model).
+    pub late_starts: u64,
+    pub max_start_lag_us: u64,
+}
+
+impl Recorded {
+    pub fn new(kinds: usize) -> Self {
+        Recorded {
+            response: (0..kinds.max(1)).map(|_| new_histogram()).collect(),
+            service: new_histogram(),
+            reads: 0,
+            writes: 0,
+            other: 0,
+            errors: BTreeMap::new(),
+            retries: 0,
+            reconnects: 0,
+            late_starts: 0,
+            max_start_lag_us: 0,
+        }
+    }
+
+    pub fn transactions(&self) -> u64 {
+        self.response.iter().map(|h| h.len()).sum()
+    }
+
+    /// Response times of all kinds together.
+    pub fn response_total(&self) -> Histogram<u64> {
+        let mut total = new_histogram();
+        for h in &self.response {
+            // Same bounds everywhere: adding cannot fail.
+            let _ = total.add(h);
+        }
+        total
+    }
+
+    pub fn merge(&mut self, other: &Recorded) {
+        for (a, b) in self.response.iter_mut().zip(&other.response) {
+            let _ = a.add(b);
+        }
+        let _ = self.service.add(&other.service);
+        self.reads += other.reads;
+        self.writes += other.writes;
+        self.other += other.other;
+        for (k, v) in &other.errors {
+            *self.errors.entry(k.clone()).or_default() += v;
+        }
+        self.retries += other.retries;
+        self.reconnects += other.reconnects;
+        self.late_starts += other.late_starts;
+        self.max_start_lag_us = self.max_start_lag_us.max(other.max_start_lag_us);
+    }
+
+    pub fn reset(&mut self) {
+        for h in &mut self.response {
+            h.reset();
+        }
+        self.service.reset();
+        self.reads = 0;
+        self.writes = 0;
+        self.other = 0;
+        self.errors.clear();
+        self.retries = 0;
+        self.reconnects = 0;
+        self.late_starts = 0;
+        self.max_start_lag_us = 0;
+    }
+
+    #[inline]
+    pub fn record(
+        &mut self,
+        kind: usize,
+        response: Duration,
+        service: Duration,
+        counts: StatementCounts,
+        retries: u32,
+    ) {
+        let r = (response.as_micros() as u64).clamp(LOWEST_US, HIGHEST_US);
+        let s = (service.as_micros() as u64).clamp(LOWEST_US, HIGHEST_US);
+        // Values are clamped to the histogram's bounds, so recording cannot fail.
+        let _ = self.response[kind].record(r);
+        let _ = self.service.record(s);
+        self.reads += u64::from(counts.reads);
+        self.writes += u64::from(counts.writes);
+        self.other += u64::from(counts.other);
+        self.retries += u64::from(retries);
+        let lag = response.saturating_sub(service);
+        if lag > Duration::from_millis(1) {
+            self.late_starts += 1;
+            self.max_start_lag_us = self.max_start_lag_us.max(lag.as_micros() as u64);
+        }
+    }
+
+    pub fn record_error(&mut self, e: &EngineError) {
+        match self.errors.get_mut(&(e.class, e.code.clone())) {
+            Some(n) => *n += 1,
+            None => {
+                self.errors.insert((e.class, e.code.clone()), 1);
+            }
+        }
+    }
+}
+
+/// One shard: a client's recording target.
+pub type Shard = Arc<Mutex<Recorded>>;
+
+/// The shards of one instance and their spares.
+pub struct InstanceRecorder {
+    kinds: usize,
+    shards: Vec<Shard>,
+    spares: Vec<Recorded>,
+}
+
+impl InstanceRecorder {
+    pub fn new(clients: u32, kinds: usize) -> Self {
+        let n = shard_count(clients) as usize;
+        InstanceRecorder {
+            kinds,
+            shards: (0..n)
+                .map(|_| Arc::new(Mutex::new(Recorded::new(kinds))))
+                .collect(),
+            spares: (0..n).map(|_| Recorded::new(kinds)).collect(),
+        }
+    }
+
+    /// The shard client `client` records into.
+    pub fn shard_for(&self, client: u32) -> Shard {
+        self.shards[client as usize % self.shards.len()].clone()
+    }
+
+    /// Everything recorded since the last call; the shards start afresh.
+    pub fn collect(&mut self) -> Recorded {
+        let mut out = Recorded::new(self.kinds);
+        for (shard, spare) in self.shards.iter().zip(self.spares.iter_mut()) {
+            {
+                let mut live = shard.lock().unwrap_or_else(|p| p.into_inner());
+                std::mem::swap(&mut *live, spare);
+            }
+            out.merge(spare);
+            spare.reset();
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    #[test]
+    fn collecting_swaps_out_what_was_recorded_and_resets_the_shards() {
+        let mut rec = InstanceRecorder::new(8, 1);
+        for c in 0..8 {
+            rec.shard_for(c).lock().unwrap().record(
+                0,
+                ms(2),
+                ms(2),
+                StatementCounts {
+                    reads: 14,
+                    writes: 4,
+                    other: 2,
+                },
+                0,
+            );
+        }
+        let first = rec.collect();
+        assert_eq!(first.transactions(), 8);
+        assert_eq!((first.reads, first.writes, first.other), (112, 32, 16));
+        // phase reset: the next interval starts from zero
+        let second = rec.collect();
+        assert_eq!(second.transactions(), 0);
+        assert_eq!(second.reads, 0);
+    }
+
+    #[test]
+    fn merged_histograms_give_exact_counts_and_percentiles() {
+        let mut a = Recorded::new(1);
+        let mut b = Recorded::new(1);
+        for v in 1..=900 {
+            a.record(
+                0,
+                Duration::from_micros(v),
+                Duration::from_micros(v),
+                StatementCounts::default(),
+                0,
+            );
+        }
+        for v in 901..=1000 {
+            b.record(
+                0,
+                Duration::from_micros(v),
+                Duration::from_micros(v),
+                StatementCounts::default(),
+                1,
+            );
+        }
+        a.merge(&b);
+        let h = a.response_total();
+        assert_eq!(h.len(), 1000);
+        assert_eq!(h.value_at_quantile(0.99), 990);
+        assert_eq!(h.max(), 1000);
+        assert_eq!(a.retries, 100);
+    }
+
+    #[test]
+    fn late_starts_count_response_beyond_service() {
+        let mut r = Recorded::new(1);
+        r.record(0, ms(10), ms(2), StatementCounts::default(), 0);
+        r.record(0, ms(2), ms(2), StatementCounts::default(), 0);
+        assert_eq!((r.late_starts, r.max_start_lag_us), (1, 8000));
+    }
+
+    #[test]
+    fn out_of_bounds_values_are_clamped_not_lost() {
+        let mut r = Recorded::new(1);
+        r.record(
+            0,
+            Duration::from_nanos(10),
+            Duration::from_nanos(10),
+            StatementCounts::default(),
+            0,
+        );
+        r.record(
+            0,
+            Duration::from_secs(7200),
+            Duration::from_secs(7200),
+            StatementCounts::default(),
+            0,
+        );
+        assert_eq!(r.transactions(), 2);
+    }
+
+    #[test]
+    fn errors_are_counted_by_class_and_code() {
+        let mut r = Recorded::new(1);
+        let busy = EngineError {
+            class: ErrorClass::Retryable,
+            code: "SQLITE_BUSY".into(),
+            message: String::new(),
+            context: None,
+        };
+        r.record_error(&busy);
+        r.record_error(&busy);
+        assert_eq!(
+            r.errors
+                .get(&(ErrorClass::Retryable, "SQLITE_BUSY".to_string())),
+            Some(&2)
+        );
+    }
+}

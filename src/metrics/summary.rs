@@ -1,0 +1,221 @@
+//! Figures people read: TPS, QPS, latency percentiles in ms, errors by class and code, per
+//! transaction kind; computed from `Recorded` data over a measured span of time.
+
+use hdrhistogram::Histogram;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::Recorded;
+use crate::engine::ErrorClass;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Latency {
+    pub avg: f64,
+    pub min: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl Latency {
+    /// From a histogram of µs values, in ms.
+    pub fn from_histogram(h: &Histogram<u64>) -> Self {
+        if h.is_empty() {
+            return Latency::default();
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        Latency {
+            avg: h.mean() / 1000.0,
+            min: ms(h.min()),
+            p50: ms(h.value_at_quantile(0.50)),
+            p95: ms(h.value_at_quantile(0.95)),
+            p99: ms(h.value_at_quantile(0.99)),
+            p999: ms(h.value_at_quantile(0.999)),
+            max: ms(h.max()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Queries {
+    pub reads: u64,
+    pub writes: u64,
+    pub other: u64,
+    pub total: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ErrorCount {
+    pub class: ErrorClass,
+    pub code: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct KindSummary {
+    pub kind: String,
+    pub transactions: u64,
+    pub tps: f64,
+    pub latency_ms: Latency,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Summary {
+    /// Seconds the figures cover.
+    pub seconds: f64,
+    /// Committed transactions (sysbench "events").
+    pub transactions: u64,
+    pub tps: f64,
+    pub qps: f64,
+    pub queries: Queries,
+    /// Response time: from the intended start (open model) or the actual start (closed loop).
+    pub latency_ms: Latency,
+    /// Service time: from the actual start of the first attempt.
+    pub service_ms: Latency,
+    /// Failed attempts, all classes.
+    pub errors: u64,
+    pub errors_per_s: f64,
+    pub errors_by_code: Vec<ErrorCount>,
+    pub retries: u64,
+    pub reconnects: u64,
+    pub late_starts: u64,
+    pub max_start_lag_ms: f64,
+    pub per_kind: Vec<KindSummary>,
+}
+
+impl Summary {
+    pub fn from_recorded(r: &Recorded, kinds: &[&str], seconds: f64) -> Self {
+        let secs = seconds.max(1e-9);
+        let total = r.response_total();
+        let transactions = total.len();
+        let q = Queries {
+            reads: r.reads,
+            writes: r.writes,
+            other: r.other,
+            total: r.reads + r.writes + r.other,
+        };
+        let errors: u64 = r.errors.values().sum();
+        let per_kind = r
+            .response
+            .iter()
+            .enumerate()
+            .map(|(i, h)| KindSummary {
+                kind: kinds.get(i).copied().unwrap_or("transaction").to_string(),
+                transactions: h.len(),
+                tps: h.len() as f64 / secs,
+                latency_ms: Latency::from_histogram(h),
+            })
+            .collect();
+        Summary {
+            seconds,
+            transactions,
+            tps: transactions as f64 / secs,
+            qps: q.total as f64 / secs,
+            latency_ms: Latency::from_histogram(&total),
+            service_ms: Latency::from_histogram(&r.service),
+            errors,
+            errors_per_s: errors as f64 / secs,
+            errors_by_code: r
+                .errors
+                .iter()
+                .map(|((class, code), count)| ErrorCount {
+                    class: *class,
+                    code: code.clone(),
+                    count: *count,
+                })
+                .collect(),
+            queries: q,
+            retries: r.retries,
+            reconnects: r.reconnects,
+            late_starts: r.late_starts,
+            max_start_lag_ms: r.max_start_lag_us as f64 / 1000.0,
+            per_kind,
+        }
+    }
+}
+
+/// The reviews' way of totalling several instances: the plain mean of per-instance figures.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct MeanOfInstances {
+    /// Always "mean of per-instance values (review style); not a merged percentile".
+    pub label: String,
+    pub latency_avg_ms: f64,
+    pub latency_p99_ms: f64,
+}
+
+impl MeanOfInstances {
+    pub fn of(per_instance: &[&Summary]) -> Self {
+        let n = per_instance.len().max(1) as f64;
+        MeanOfInstances {
+            label: "mean of per-instance values (review style); not a merged percentile".into(),
+            latency_avg_ms: per_instance.iter().map(|s| s.latency_ms.avg).sum::<f64>() / n,
+            latency_p99_ms: per_instance.iter().map(|s| s.latency_ms.p99).sum::<f64>() / n,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::StatementCounts;
+    use std::time::Duration;
+
+    #[test]
+    fn summary_rates_follow_counts_and_seconds() {
+        let mut r = Recorded::new(1);
+        for i in 0..100 {
+            let d = Duration::from_micros(1000 + i);
+            r.record(
+                0,
+                d,
+                d,
+                StatementCounts {
+                    reads: 14,
+                    writes: 4,
+                    other: 2,
+                },
+                0,
+            );
+        }
+        let s = Summary::from_recorded(&r, &["event"], 2.0);
+        assert_eq!(s.transactions, 100);
+        assert_eq!(s.tps, 50.0);
+        assert_eq!(s.qps, 1000.0);
+        assert_eq!(s.queries.total, 2000);
+        assert!(
+            (s.latency_ms.avg - 1.0495).abs() < 0.01,
+            "{}",
+            s.latency_ms.avg
+        );
+        assert_eq!(s.per_kind[0].kind, "event");
+    }
+
+    #[test]
+    fn mean_of_instances_is_labelled_and_plain() {
+        let mut a = Recorded::new(1);
+        let mut b = Recorded::new(1);
+        a.record(
+            0,
+            Duration::from_millis(2),
+            Duration::from_millis(2),
+            StatementCounts::default(),
+            0,
+        );
+        b.record(
+            0,
+            Duration::from_millis(4),
+            Duration::from_millis(4),
+            StatementCounts::default(),
+            0,
+        );
+        let (sa, sb) = (
+            Summary::from_recorded(&a, &[], 1.0),
+            Summary::from_recorded(&b, &[], 1.0),
+        );
+        let m = MeanOfInstances::of(&[&sa, &sb]);
+        assert!((m.latency_avg_ms - 3.0).abs() < 0.01);
+        assert!(m.label.contains("mean of per-instance"));
+    }
+}

@@ -1,0 +1,138 @@
+//! Live output on stderr: a sysbench-like line per report interval, and progress bars with ETA
+//! for the load and the phases (only on a terminal, and never with `--quiet`). Lines also go
+//! to the run's log file through `tracing`.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::metrics::summary::Summary;
+
+pub struct Console {
+    quiet: bool,
+    bars: Option<MultiProgress>,
+}
+
+impl Console {
+    pub fn new(quiet: bool) -> Self {
+        let bars = (!quiet && std::io::stderr().is_terminal())
+            .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
+        Console { quiet, bars }
+    }
+
+    /// A line for the user (stderr, above any bar) and the log file.
+    pub fn line(&self, text: &str) {
+        tracing::info!("{text}");
+        if self.quiet {
+            return;
+        }
+        match &self.bars {
+            Some(m) => {
+                let _ = m.println(text);
+            }
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn bar(&self, total: u64, template: &str) -> Option<ProgressBar> {
+        let m = self.bars.as_ref()?;
+        let style = ProgressStyle::with_template(template)
+            .ok()?
+            .progress_chars("=> ");
+        let bar = m.add(ProgressBar::new(total).with_style(style));
+        bar.enable_steady_tick(Duration::from_millis(250));
+        Some(bar)
+    }
+
+    /// Rows loaded so far, with rows/s and ETA.
+    pub fn load_bar(&self, rows: u64) -> Option<ProgressBar> {
+        self.bar(
+            rows,
+            "load  [{bar:30}] {human_pos}/{human_len} rows {per_sec} ETA {eta}",
+        )
+    }
+
+    /// Milliseconds of a phase elapsed.
+    pub fn phase_bar(&self, name: &str, ms: u64) -> Option<ProgressBar> {
+        let b = self.bar(ms, "{prefix:12} [{bar:30}] {elapsed}/{duration} ETA {eta}")?;
+        b.set_prefix(name.to_string());
+        Some(b)
+    }
+}
+
+/// `[ 10s ] sample thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,avg/p99): 6.48/12.30 err/s: 0.00`
+pub fn interval_line(
+    elapsed_s: f64,
+    phase: &str,
+    instances: usize,
+    clients: u32,
+    s: &Summary,
+) -> String {
+    let secs = s.seconds.max(1e-9);
+    let mut line = format!(
+        "[ {}s ] {phase} thds: {}",
+        fmt_elapsed(elapsed_s),
+        clients as usize * instances
+    );
+    if instances > 1 {
+        line.push_str(&format!(" inst: {instances}"));
+    }
+    line.push_str(&format!(
+        " tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,avg/p99): {:.2}/{:.2} err/s: {:.2}",
+        s.tps,
+        s.qps,
+        s.queries.reads as f64 / secs,
+        s.queries.writes as f64 / secs,
+        s.queries.other as f64 / secs,
+        s.latency_ms.avg,
+        s.latency_ms.p99,
+        s.errors_per_s
+    ));
+    if s.late_starts > 0 {
+        line.push_str(&format!(
+            " late: {} (max lag {:.1} ms)",
+            s.late_starts, s.max_start_lag_ms
+        ));
+    }
+    line
+}
+
+fn fmt_elapsed(s: f64) -> String {
+    if (s - s.round()).abs() < 0.05 {
+        format!("{}", s.round() as u64)
+    } else {
+        format!("{s:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::Recorded;
+    use crate::workload::StatementCounts;
+
+    #[test]
+    fn the_interval_line_reads_like_sysbench() {
+        let mut r = Recorded::new(1);
+        for _ in 0..10 {
+            r.record(
+                0,
+                Duration::from_millis(5),
+                Duration::from_millis(5),
+                StatementCounts {
+                    reads: 14,
+                    writes: 4,
+                    other: 2,
+                },
+                0,
+            );
+        }
+        let s = Summary::from_recorded(&r, &["event"], 1.0);
+        let line = interval_line(10.0, "sample", 1, 8, &s);
+        assert_eq!(
+            line,
+            "[ 10s ] sample thds: 8 tps: 10.00 qps: 200.00 (r/w/o: 140.00/40.00/20.00) lat (ms,avg/p99): 5.00/5.00 err/s: 0.00"
+        );
+    }
+}

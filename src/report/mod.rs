@@ -1,0 +1,137 @@
+//! Outputs of a run, all derived from `RunReport`: result.json (written atomically, also after
+//! every phase), series.csv (appended as intervals close), summary.md, and the live console.
+
+pub mod host;
+pub mod live;
+pub mod markdown;
+pub mod result;
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use result::SeriesRow;
+pub use result::{RunReport, SCHEMA_VERSION};
+
+pub const PLAN_FILE: &str = "plan.json";
+pub const RESULT_FILE: &str = "result.json";
+pub const SUMMARY_FILE: &str = "summary.md";
+pub const SERIES_FILE: &str = "series.csv";
+pub const LOG_FILE: &str = "drivebench.log";
+
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {source}")]
+pub struct OutputError {
+    pub path: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
+fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
+    move |source| OutputError {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Write `bytes` to `path` atomically: temp file, fsync, rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = File::create(&tmp).map_err(out_err(&tmp))?;
+        f.write_all(bytes).map_err(out_err(&tmp))?;
+        f.sync_all().map_err(out_err(&tmp))?;
+    }
+    std::fs::rename(&tmp, path).map_err(out_err(path))
+}
+
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), OutputError> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| OutputError {
+        path: path.display().to_string(),
+        source: e.into(),
+    })?;
+    text.push('\n');
+    write_atomic(path, text.as_bytes())
+}
+
+/// A run directory being written.
+pub struct RunDir {
+    pub path: PathBuf,
+    series: File,
+}
+
+impl RunDir {
+    /// Create the directory (refusing one that already holds a result) and start series.csv.
+    pub fn create(path: &Path) -> Result<Self, OutputError> {
+        std::fs::create_dir_all(path).map_err(out_err(path))?;
+        let result = path.join(RESULT_FILE);
+        if result.exists() {
+            return Err(OutputError {
+                path: result.display().to_string(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "a run directory with results already exists here; choose another --out",
+                ),
+            });
+        }
+        let series_path = path.join(SERIES_FILE);
+        let mut series = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .open(&series_path)
+            .map_err(out_err(&series_path))?;
+        writeln!(series, "{}", SeriesRow::CSV_HEADER).map_err(out_err(&series_path))?;
+        Ok(RunDir {
+            path: path.to_path_buf(),
+            series,
+        })
+    }
+
+    pub fn append_series(&mut self, row: &SeriesRow) -> Result<(), OutputError> {
+        let p = self.path.join(SERIES_FILE);
+        writeln!(self.series, "{}", row.csv_line()).map_err(out_err(&p))?;
+        self.series.flush().map_err(out_err(&p))
+    }
+
+    pub fn write_result(&self, report: &RunReport) -> Result<(), OutputError> {
+        write_json(&self.path.join(RESULT_FILE), report)
+    }
+
+    /// result.json plus the files derived from it.
+    pub fn finish(&self, report: &RunReport) -> Result<(), OutputError> {
+        self.write_result(report)?;
+        let p = self.path.join(SUMMARY_FILE);
+        write_atomic(&p, markdown::summary(report).as_bytes())
+    }
+}
+
+/// Regenerate summary.md and series.csv of a run directory from its result.json.
+pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
+    let path = dir.join(RESULT_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let report: RunReport = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a drivebench result: {e}", path.display()))?;
+    if report.schema_version != SCHEMA_VERSION {
+        return Err(format!(
+            "{}: schema_version {} is not supported (this drivebench reads {SCHEMA_VERSION})",
+            path.display(),
+            report.schema_version
+        ));
+    }
+    let mut csv = String::from(SeriesRow::CSV_HEADER);
+    csv.push('\n');
+    for phase in &report.phases {
+        for row in &phase.series {
+            csv.push_str(&row.csv_line());
+            csv.push('\n');
+        }
+    }
+    write_atomic(&dir.join(SERIES_FILE), csv.as_bytes()).map_err(|e| e.to_string())?;
+    write_atomic(
+        &dir.join(SUMMARY_FILE),
+        markdown::summary(&report).as_bytes(),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(report)
+}

@@ -1,0 +1,148 @@
+//! The scenario file as written: serde types mirroring the TOML keys one to one, with
+//! `deny_unknown_fields` everywhere. Numbers that must be positive are read as signed so a
+//! negative value gets a precise message from validation instead of a type error.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A whole evaluation: target, engine instances, workload and phases.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Name of the scenario; used in the default run directory name.
+    pub name: String,
+    /// Interval between live lines and series rows, e.g. "10s". Default "10s".
+    pub report_interval: Option<String>,
+    /// Seed of every random stream (per instance and client). Default 1.
+    pub seed: Option<i64>,
+    /// The drive under test.
+    #[serde(default)]
+    pub target: TargetSection,
+    /// Engine instances, one table per engine kind.
+    pub instance: Vec<InstanceSection>,
+    /// What every virtual client does.
+    pub workload: WorkloadSection,
+    /// Phases run in order.
+    pub phase: Vec<PhaseSection>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSection {
+    /// A directory on the drive under test. Default "./drivebench-target".
+    pub path: Option<String>,
+}
+
+/// Engines this build can drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// Embedded SQLite (bundled), database files under the target directory.
+    Sqlite,
+}
+
+impl EngineKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Sqlite => "sqlite",
+        }
+    }
+}
+
+/// How an instance comes to exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Provision {
+    /// Started privately by drivebench with its data on the target.
+    Local,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceSection {
+    pub engine: EngineKind,
+    /// Identical instances side by side. Default 1.
+    pub count: Option<i64>,
+    /// Default "local".
+    pub provision: Option<Provision>,
+    /// Engine settings, validated per engine.
+    #[schemars(with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
+    pub config: Option<toml::Table>,
+}
+
+/// Benchmarks this build runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BenchmarkKind {
+    Sysbench,
+}
+
+impl PrepareMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            PrepareMode::Auto => "auto",
+            PrepareMode::Always => "always",
+            PrepareMode::Never => "never",
+        }
+    }
+}
+
+/// Whether to load data before the phases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PrepareMode {
+    /// Load if absent; reuse if present and its recorded load parameters match.
+    Auto,
+    /// Drop and load again.
+    Always,
+    /// Never load; the data must be present.
+    Never,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSection {
+    pub benchmark: BenchmarkKind,
+    /// sysbench test name, e.g. "oltp_read_write".
+    pub test: String,
+    /// Virtual clients per instance. Default 1.
+    pub clients: Option<i64>,
+    /// Transactions per second per instance (open model, Poisson arrivals); absent = closed loop.
+    pub rate: Option<f64>,
+    /// auto | always | never. Default auto.
+    pub prepare: Option<PrepareMode>,
+    /// Attempts of one transaction before a retryable error stops the phase. Default 100.
+    pub max_attempts: Option<i64>,
+    pub tables: Option<i64>,
+    pub table_size: Option<i64>,
+    pub range_size: Option<i64>,
+    pub point_selects: Option<i64>,
+    pub simple_ranges: Option<i64>,
+    pub sum_ranges: Option<i64>,
+    pub order_ranges: Option<i64>,
+    pub distinct_ranges: Option<i64>,
+    pub index_updates: Option<i64>,
+    pub non_index_updates: Option<i64>,
+    pub delete_inserts: Option<i64>,
+    pub range_selects: Option<bool>,
+    pub skip_trx: Option<bool>,
+    pub auto_inc: Option<bool>,
+    pub create_secondary: Option<bool>,
+    /// special | uniform | gaussian | pareto | zipfian. Default special (sysbench 1.0).
+    pub rand_type: Option<String>,
+    pub rand_spec_pct: Option<i64>,
+    pub rand_spec_res: Option<i64>,
+    pub rand_spec_iter: Option<i64>,
+    pub rand_pareto_h: Option<f64>,
+    pub rand_zipfian_exp: Option<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseSection {
+    pub name: String,
+    /// e.g. "2h", "30s".
+    pub duration: String,
+    /// Whether the phase counts in the recorded summary. Default true.
+    pub record: Option<bool>,
+}

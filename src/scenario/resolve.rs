@@ -1,0 +1,328 @@
+//! Turns a `ScenarioFile` into a `Plan`: defaults, bounds, units, time scaling and estimates.
+//! Every failure names the key it is about; positions are added by the caller.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use super::error::{Invalid, KeyPath};
+use super::file::{InstanceSection, PhaseSection, ScenarioFile, WorkloadSection};
+use super::plan::*;
+use super::units::parse_duration;
+use crate::engine::{self, EngineConfig};
+
+/// Most virtual clients one instance may have.
+pub const MAX_CLIENTS: i64 = 15_000;
+/// Shortest report interval after time scaling.
+pub const MIN_REPORT_INTERVAL_MS: u64 = 100;
+
+pub fn resolve(
+    file: &ScenarioFile,
+    source: &str,
+    time_scale: f64,
+    overrides: &[String],
+) -> Result<Plan, Invalid> {
+    let root = KeyPath::root();
+    let name = file.name.trim();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        return Err(Invalid::new(
+            root.key("name"),
+            format!(
+                "must be a non-empty name of letters, digits, '.', '_' or '-', got {:?}",
+                file.name
+            ),
+        ));
+    }
+    let interval = match &file.report_interval {
+        Some(text) => positive_duration(text, root.key("report_interval"))?,
+        None => Duration::from_secs(10),
+    };
+    let report_interval_ms = (scale_ms(interval, time_scale)).max(MIN_REPORT_INTERVAL_MS);
+    let seed = match file.seed {
+        Some(s) if s < 0 => {
+            return Err(Invalid::new(
+                root.key("seed"),
+                format!("must be at least 0, got {s}"),
+            ));
+        }
+        Some(s) => s as u64,
+        None => 1,
+    };
+    let target_path = file
+        .target
+        .path
+        .clone()
+        .unwrap_or_else(|| "./drivebench-target".to_string());
+    if target_path.trim().is_empty() {
+        return Err(Invalid::new(
+            root.key("target").key("path"),
+            "must not be empty",
+        ));
+    }
+    let instances = resolve_instances(&file.instance, &root.key("instance"))?;
+    let workload = resolve_workload(&file.workload, &root.key("workload"))?;
+    let phases = resolve_phases(&file.phase, &root.key("phase"), time_scale)?;
+
+    let rows_per_instance = workload.sysbench.loaded_rows();
+    let data_bytes_per_instance = instances
+        .iter()
+        .map(|i| engine::estimate_sysbench_bytes(i.engine, &workload.sysbench))
+        .max()
+        .unwrap_or(0);
+    let shards = u64::from(crate::metrics::shard_count(workload.clients));
+    let client_memory_bytes = instances.len() as u64
+        * (shards * crate::metrics::SHARD_BYTES_ESTIMATE
+            + u64::from(workload.clients) * 256 * 1024);
+    let phases_total_ms = phases.iter().map(|p| p.duration_ms).sum();
+    Ok(Plan {
+        name: name.to_string(),
+        scenario_file: source.to_string(),
+        overrides: overrides.to_vec(),
+        time_scale,
+        seed,
+        report_interval_ms,
+        target_path,
+        estimates: Estimates {
+            data_bytes_per_instance,
+            data_bytes_total: data_bytes_per_instance * instances.len() as u64,
+            rows_per_instance,
+            phases_total_ms,
+            client_memory_bytes,
+        },
+        instances,
+        workload,
+        phases,
+    })
+}
+
+fn scale_ms(d: Duration, time_scale: f64) -> u64 {
+    (d.as_secs_f64() * 1000.0 * time_scale).round() as u64
+}
+
+fn positive_duration(text: &str, key: KeyPath) -> Result<Duration, Invalid> {
+    let d = parse_duration(text).map_err(|m| Invalid::new(key.clone(), m))?;
+    if d.is_zero() {
+        return Err(Invalid::new(
+            key,
+            format!("must be longer than zero, got {text:?}"),
+        ));
+    }
+    Ok(d)
+}
+
+/// An integer option with bounds; absent means `default`.
+fn int_in(
+    value: Option<i64>,
+    default: i64,
+    min: i64,
+    max: i64,
+    key: KeyPath,
+) -> Result<u32, Invalid> {
+    let v = value.unwrap_or(default);
+    if v < min {
+        return Err(Invalid::new(
+            key,
+            format!("must be at least {min}, got {v}"),
+        ));
+    }
+    if v > max {
+        return Err(Invalid::new(key, format!("must be at most {max}, got {v}")));
+    }
+    Ok(v as u32)
+}
+
+fn resolve_instances(
+    sections: &[InstanceSection],
+    key: &KeyPath,
+) -> Result<Vec<PlanInstance>, Invalid> {
+    if sections.is_empty() {
+        return Err(Invalid::new(
+            key.clone(),
+            "at least one [[instance]] is needed",
+        ));
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (i, s) in sections.iter().enumerate() {
+        let k = key.index(i);
+        if !seen.insert(s.engine) {
+            return Err(Invalid::new(
+                k.key("engine"),
+                format!(
+                    "engine {:?} appears in two [[instance]] tables; use count = N for identical instances",
+                    s.engine.as_str()
+                ),
+            ));
+        }
+        let count = int_in(s.count, 1, 1, 64, k.key("count"))?;
+        let provision = s.provision.unwrap_or(Provision::Local);
+        let config = EngineConfig::from_table(s.engine, s.config.as_ref(), &k.key("config"))?;
+        for n in 1..=count {
+            out.push(PlanInstance {
+                name: format!("{}-{n}", s.engine.as_str()),
+                engine: s.engine,
+                index: out.len(),
+                provision,
+                config: config.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, Invalid> {
+    let test = SysbenchTest::from_name(&w.test).ok_or_else(|| {
+        let names: Vec<_> = SysbenchTest::ALL.iter().map(|t| t.name()).collect();
+        Invalid::new(
+            key.key("test"),
+            format!(
+                "unknown sysbench test {:?}; known: {}",
+                w.test,
+                names.join(", ")
+            ),
+        )
+    })?;
+    let clients = int_in(w.clients, 1, 1, MAX_CLIENTS, key.key("clients"))?;
+    if let Some(rate) = w.rate
+        && !(rate.is_finite() && rate > 0.0)
+    {
+        return Err(Invalid::new(
+            key.key("rate"),
+            format!("must be a positive number of transactions per second, got {rate}"),
+        ));
+    }
+    let max_attempts = int_in(w.max_attempts, 100, 1, 1_000_000, key.key("max_attempts"))?;
+    let table_size = int_in(
+        w.table_size,
+        10_000,
+        1,
+        i64::from(i32::MAX),
+        key.key("table_size"),
+    )?;
+    let rand_type = match &w.rand_type {
+        None => RandType::Special,
+        Some(name) => RandType::from_name(name).ok_or_else(|| {
+            Invalid::new(
+                key.key("rand_type"),
+                format!("unknown rand_type {name:?}; known: {}", RandType::NAMES),
+            )
+        })?,
+    };
+    let rand_pareto_h = w.rand_pareto_h.unwrap_or(0.2);
+    if !(rand_pareto_h > 0.0 && rand_pareto_h < 1.0) {
+        return Err(Invalid::new(
+            key.key("rand_pareto_h"),
+            format!("must lie strictly between 0 and 1, got {rand_pareto_h}"),
+        ));
+    }
+    let rand_zipfian_exp = w.rand_zipfian_exp.unwrap_or(0.8);
+    if !(rand_zipfian_exp.is_finite() && rand_zipfian_exp > 0.0) {
+        return Err(Invalid::new(
+            key.key("rand_zipfian_exp"),
+            format!("must be a positive number, got {rand_zipfian_exp}"),
+        ));
+    }
+    let point_default = if test == SysbenchTest::OltpPointSelect {
+        1
+    } else {
+        10
+    };
+    let count = |v: Option<i64>, d: i64, name: &str| int_in(v, d, 0, 10_000, key.key(name));
+    let sysbench = SysbenchOptions {
+        test,
+        tables: int_in(w.tables, 1, 1, 100_000, key.key("tables"))?,
+        table_size,
+        range_size: int_in(
+            w.range_size,
+            100,
+            1,
+            i64::from(table_size),
+            key.key("range_size"),
+        )?,
+        point_selects: count(w.point_selects, point_default, "point_selects")?,
+        simple_ranges: count(w.simple_ranges, 1, "simple_ranges")?,
+        sum_ranges: count(w.sum_ranges, 1, "sum_ranges")?,
+        order_ranges: count(w.order_ranges, 1, "order_ranges")?,
+        distinct_ranges: count(w.distinct_ranges, 1, "distinct_ranges")?,
+        index_updates: count(w.index_updates, 1, "index_updates")?,
+        non_index_updates: count(w.non_index_updates, 1, "non_index_updates")?,
+        delete_inserts: count(w.delete_inserts, 1, "delete_inserts")?,
+        range_selects: w.range_selects.unwrap_or(true),
+        skip_trx: w.skip_trx.unwrap_or(false),
+        auto_inc: w.auto_inc.unwrap_or(true),
+        create_secondary: w.create_secondary.unwrap_or(true),
+        rand_type,
+        rand_spec_pct: int_in(w.rand_spec_pct, 1, 1, 100, key.key("rand_spec_pct"))?,
+        rand_spec_res: int_in(w.rand_spec_res, 75, 0, 99, key.key("rand_spec_res"))?,
+        rand_spec_iter: int_in(w.rand_spec_iter, 12, 1, 1_000, key.key("rand_spec_iter"))?,
+        rand_pareto_h,
+        rand_zipfian_exp,
+    };
+    Ok(PlanWorkload {
+        benchmark: w.benchmark,
+        clients,
+        rate: w.rate,
+        prepare: w.prepare.unwrap_or(PrepareMode::Auto),
+        max_attempts,
+        sysbench,
+    })
+}
+
+fn resolve_phases(
+    sections: &[PhaseSection],
+    key: &KeyPath,
+    time_scale: f64,
+) -> Result<Vec<PlanPhase>, Invalid> {
+    if sections.is_empty() {
+        return Err(Invalid::new(
+            key.clone(),
+            "at least one [[phase]] is needed",
+        ));
+    }
+    let mut names = HashSet::new();
+    let mut offset = 0;
+    let mut out = Vec::new();
+    for (i, p) in sections.iter().enumerate() {
+        let k = key.index(i);
+        let name = p.name.trim();
+        if name.is_empty() {
+            return Err(Invalid::new(k.key("name"), "must not be empty"));
+        }
+        if !names.insert(name.to_string()) {
+            return Err(Invalid::new(
+                k.key("name"),
+                format!("phase name {name:?} is used twice"),
+            ));
+        }
+        let d = positive_duration(&p.duration, k.key("duration"))?;
+        let duration_ms = scale_ms(d, time_scale).max(1);
+        out.push(PlanPhase {
+            name: name.to_string(),
+            start_offset_ms: offset,
+            duration_ms,
+            record: p.record.unwrap_or(true),
+        });
+        offset += duration_ms;
+    }
+    if !out.iter().any(|p| p.record) {
+        return Err(Invalid::new(
+            key.clone(),
+            "no phase has record = true, so nothing would be reported",
+        ));
+    }
+    Ok(out)
+}
+
+impl SysbenchOptions {
+    /// Rows `prepare` loads per instance (oltp_insert without auto_inc starts from empty tables).
+    pub fn loaded_rows(&self) -> u64 {
+        if self.test == SysbenchTest::OltpInsert && !self.auto_inc {
+            0
+        } else {
+            u64::from(self.tables) * u64::from(self.table_size)
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! Units as scenario files write them: durations (`"90s"`, `"1h30m"`, `"250ms"`), sizes
+//! (`"24GiB"`, `"512KB"`, plain byte counts) and percentages (`"25%"`). Parsing is strict:
+//! anything not understood is an error that says what was expected.
+
+use std::time::Duration;
+
+/// Parse a duration such as `"90s"`, `"2h"`, `"1h30m"`, `"250ms"` or `"1.5s"`.
+/// A bare number is refused: a duration always carries its unit.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let s = text.trim();
+    if s.is_empty() {
+        return Err("empty duration; expected e.g. \"30s\", \"2h\" or \"1h30m\"".into());
+    }
+    let mut total_ns: f64 = 0.0;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if num_len == 0 {
+            return Err(format!(
+                "invalid duration {text:?}; expected a number followed by a unit (ms, s, m, h, d), e.g. \"90s\" or \"1h30m\""
+            ));
+        }
+        let number: f64 = rest[..num_len]
+            .parse()
+            .map_err(|_| format!("invalid number in duration {text:?}"))?;
+        rest = &rest[num_len..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let unit = &rest[..unit_len];
+        rest = &rest[unit_len..];
+        let unit_ns = match unit {
+            "ns" => 1.0,
+            "us" | "µs" => 1e3,
+            "ms" => 1e6,
+            "s" => 1e9,
+            "m" | "min" => 60e9,
+            "h" => 3600e9,
+            "d" => 86400e9,
+            "" => {
+                return Err(format!(
+                    "duration {text:?} has no unit; write e.g. \"{number}s\""
+                ));
+            }
+            other => {
+                return Err(format!(
+                    "unknown unit {other:?} in duration {text:?}; use ms, s, m, h or d"
+                ));
+            }
+        };
+        total_ns += number * unit_ns;
+    }
+    if !total_ns.is_finite() || total_ns > 1e18 {
+        return Err(format!("duration {text:?} is too long"));
+    }
+    Ok(Duration::from_nanos(total_ns.round() as u64))
+}
+
+/// Format a duration the way scenario files write them: `"2h"`, `"1h30m"`, `"45s"`, `"1.5s"`.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if d.is_zero() {
+        return "0s".into();
+    }
+    if ms == 0 {
+        return format!("{}us", d.as_micros());
+    }
+    if !ms.is_multiple_of(1000) {
+        if ms < 1000 {
+            return format!("{ms}ms");
+        }
+        let secs = format!("{:.3}", d.as_secs_f64());
+        return format!("{}s", secs.trim_end_matches('0'));
+    }
+    let secs = d.as_secs();
+    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if s > 0 || out.is_empty() {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
+
+/// A count with thousands separators: 1000000 -> "1,000,000".
+pub fn format_count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Parse a size such as `"24GiB"`, `"512MB"`, `"4k"` or `"1048576"` into bytes.
+/// Binary (KiB, MiB, GiB, TiB) and decimal (KB, MB, GB, TB) units; K/M/G/T alone are binary.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let s = text.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    if split == 0 {
+        return Err(format!(
+            "invalid size {text:?}; expected a number with an optional unit, e.g. \"24GiB\""
+        ));
+    }
+    let number: f64 = s[..split]
+        .parse()
+        .map_err(|_| format!("invalid number in size {text:?}"))?;
+    let unit = s[split..].trim();
+    let mult: f64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tib" => 1024.0f64.powi(4),
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in size {text:?}; use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB"
+            ));
+        }
+    };
+    let bytes = number * mult;
+    if !bytes.is_finite() || bytes > u64::MAX as f64 {
+        return Err(format!("size {text:?} is too large"));
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// Parse a percentage such as `"25%"` into a fraction (0.25). Must lie in (0, 100].
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let s = text.trim();
+    let Some(num) = s.strip_suffix('%') else {
+        return Err(format!(
+            "invalid percentage {text:?}; expected e.g. \"25%\""
+        ));
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("invalid percentage {text:?}; expected e.g. \"25%\""))?;
+    if !(v > 0.0 && v <= 100.0) {
+        return Err(format!(
+            "percentage {text:?} must be above 0% and at most 100%"
+        ));
+    }
+    Ok(v / 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_as_scenario_files_write_them() {
+        let cases: &[(&str, u64)] = &[
+            ("90s", 90_000),
+            ("2h", 7_200_000),
+            ("1h30m", 5_400_000),
+            ("250ms", 250),
+            ("1.5s", 1_500),
+            ("15m", 900_000),
+            ("1d", 86_400_000),
+            (" 10s ", 10_000),
+        ];
+        for (text, ms) in cases {
+            assert_eq!(
+                parse_duration(text).unwrap().as_millis() as u64,
+                *ms,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn durations_without_unit_or_with_unknown_unit_are_refused() {
+        for bad in ["", "10", "ten seconds", "5parsecs", "s", "1h30"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
+        }
+        assert!(parse_duration("10").unwrap_err().contains("no unit"));
+    }
+
+    #[test]
+    fn durations_format_back_to_their_shortest_form() {
+        let cases: &[(u64, &str)] = &[
+            (7_200_000, "2h"),
+            (5_400_000, "1h30m"),
+            (45_000, "45s"),
+            (1_500, "1.5s"),
+            (250, "250ms"),
+            (10_800_000, "3h"),
+        ];
+        for (ms, text) in cases {
+            assert_eq!(format_duration(Duration::from_millis(*ms)), *text);
+        }
+    }
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        let cases: &[(u64, &str)] = &[(0, "0"), (999, "999"), (1000, "1,000"), (10_000_000, "10,000,000")];
+        for (n, text) in cases {
+            assert_eq!(format_count(*n), *text);
+        }
+        assert_eq!(format_duration(Duration::ZERO), "0s");
+    }
+
+    #[test]
+    fn sizes_parse_binary_and_decimal_units() {
+        let cases: &[(&str, u64)] = &[
+            ("24GiB", 24 * 1024 * 1024 * 1024),
+            ("512KB", 512_000),
+            ("4k", 4096),
+            ("1048576", 1_048_576),
+            ("1.5MiB", 1_572_864),
+            ("2TB", 2_000_000_000_000),
+        ];
+        for (text, bytes) in cases {
+            assert_eq!(parse_size(text).unwrap(), *bytes, "{text}");
+        }
+        for bad in ["", "GiB", "12 parsecs", "-1GiB"] {
+            assert!(parse_size(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn percentages_are_fractions_within_bounds() {
+        assert_eq!(parse_percent("25%").unwrap(), 0.25);
+        assert_eq!(parse_percent("100%").unwrap(), 1.0);
+        for bad in ["25", "0%", "101%", "abc%"] {
+            assert!(parse_percent(bad).is_err(), "{bad:?}");
+        }
+    }
+}
