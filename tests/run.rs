@@ -11,8 +11,15 @@ use common::{bin, read_json, root, run, text};
 fn validate(schema_file: &str, instance: &serde_json::Value) {
     let schema = read_json(&root().join(schema_file));
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
-    assert!(errors.is_empty(), "result.json does not match {schema_file}:\n{}", errors.join("\n"));
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "result.json does not match {schema_file}:\n{}",
+        errors.join("\n")
+    );
 }
 
 fn f(v: &serde_json::Value) -> f64 {
@@ -36,10 +43,19 @@ fn quickstart_at_a_tenth_of_its_length_writes_a_complete_run_directory() {
         target.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
-    for file in ["plan.json", "result.json", "summary.md", "series.csv", "drivebench.log"] {
+    for file in [
+        "plan.json",
+        "result.json",
+        "summary.md",
+        "series.csv",
+        "drivebench.log",
+    ] {
         assert!(out_dir.join(file).exists(), "{file} missing");
     }
-    assert!(target.join("sqlite-1/drivebench.db").exists(), "data lives on the target");
+    assert!(
+        target.join("sqlite-1/drivebench.db").exists(),
+        "data lives on the target"
+    );
 
     let result = read_json(&out_dir.join("result.json"));
     validate("schemas/json/result.schema.json", &result);
@@ -49,44 +65,105 @@ fn quickstart_at_a_tenth_of_its_length_writes_a_complete_run_directory() {
     assert!(result["environment"]["target"]["filesystem"].is_string());
     let phases = result["phases"].as_array().unwrap();
     assert_eq!(phases.len(), 2);
-    assert_eq!((phases[0]["recorded"].as_bool(), phases[1]["recorded"].as_bool()), (Some(false), Some(true)));
+    assert_eq!(
+        (
+            phases[0]["recorded"].as_bool(),
+            phases[1]["recorded"].as_bool()
+        ),
+        (Some(false), Some(true))
+    );
     let sample = &phases[1];
     let s = &sample["summary"];
     let tx = f(&s["transactions"]);
     let expected = f(&s["tps"]) * f(&sample["planned_duration_s"]);
     assert!(tx > 100.0, "the sample ran transactions: {tx}");
-    assert!((tx - expected).abs() / tx < 0.02, "transactions {tx} vs tps x duration {expected}");
+    assert!(
+        (tx - expected).abs() / tx < 0.02,
+        "transactions {tx} vs tps x duration {expected}"
+    );
     // 14 reads, 4 writes, 2 other per oltp_read_write transaction
     assert_eq!(f(&s["queries"]["reads"]), tx * 14.0);
     assert_eq!(f(&s["queries"]["writes"]), tx * 4.0);
     assert_eq!(f(&s["queries"]["other"]), tx * 2.0);
     let lat = &s["latency_ms"];
-    assert!(f(&lat["avg"]) > 0.0 && f(&lat["p50"]) <= f(&lat["p99"]) && f(&lat["p99"]) <= f(&lat["max"]));
+    assert!(
+        f(&lat["avg"]) > 0.0
+            && f(&lat["p50"]) <= f(&lat["p99"])
+            && f(&lat["p99"]) <= f(&lat["max"])
+    );
     // Interval rows add up to the phase (counters reset at the boundary).
-    let series_tx: f64 = sample["series"].as_array().unwrap().iter().map(|r| f(&r["transactions"])).sum();
+    let series_tx: f64 = sample["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| f(&r["transactions"]))
+        .sum();
     assert_eq!(series_tx, tx);
     let plan = read_json(&out_dir.join("plan.json"));
-    assert_eq!(plan, result["plan"], "plan.json is the plan embedded in result.json");
+    assert_eq!(
+        plan, result["plan"],
+        "plan.json is the plan embedded in result.json"
+    );
 
     let csv = std::fs::read_to_string(out_dir.join("series.csv")).unwrap();
-    let rows = phases.iter().map(|p| p["series"].as_array().unwrap().len()).sum::<usize>();
-    assert_eq!(csv.lines().count(), rows + 1, "one csv row per interval and instance");
+    let rows = phases
+        .iter()
+        .map(|p| p["series"].as_array().unwrap().len())
+        .sum::<usize>();
+    assert_eq!(
+        csv.lines().count(),
+        rows + 1,
+        "one csv row per interval and instance"
+    );
     let summary = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
-    assert!(summary.contains("| sqlite-1 |") && summary.contains("**total**"), "{summary}");
+    assert!(
+        summary.contains("| sqlite-1 |") && summary.contains("**total**"),
+        "{summary}"
+    );
 
     // `report` regenerates the derived files from result.json alone.
     std::fs::remove_file(out_dir.join("summary.md")).unwrap();
     std::fs::remove_file(out_dir.join("series.csv")).unwrap();
     let rep = run(&["report", out_dir.to_str().unwrap()]);
     assert_eq!(rep.status.code(), Some(0), "{}", text(&rep.stderr));
-    assert_eq!(std::fs::read_to_string(out_dir.join("summary.md")).unwrap(), summary);
-    assert_eq!(std::fs::read_to_string(out_dir.join("series.csv")).unwrap(), csv);
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("summary.md")).unwrap(),
+        summary
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("series.csv")).unwrap(),
+        csv
+    );
 
     // A second run reuses the loaded data (prepare = auto) and may not overwrite results.
-    let again = run(&["run", "scenarios/quickstart.toml", "--time-scale", "0.1", "--quiet", "--out", out_dir.to_str().unwrap(), "--target", target.to_str().unwrap()]);
-    assert_eq!(again.status.code(), Some(2), "refuses an existing run directory");
+    let again = run(&[
+        "run",
+        "scenarios/quickstart.toml",
+        "--time-scale",
+        "0.1",
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "refuses an existing run directory"
+    );
     let out2 = tmp.path().join("run2");
-    let again = run(&["run", "scenarios/quickstart.toml", "--time-scale", "0.05", "--quiet", "--out", out2.to_str().unwrap(), "--target", target.to_str().unwrap()]);
+    let again = run(&[
+        "run",
+        "scenarios/quickstart.toml",
+        "--time-scale",
+        "0.05",
+        "--quiet",
+        "--out",
+        out2.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+    ]);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
     let r2 = read_json(&out2.join("result.json"));
     assert_eq!(r2["instances"][0]["load"]["reused"], true);
@@ -115,19 +192,29 @@ fn a_run_that_does_not_fit_on_the_target_is_refused_before_anything_starts() {
         tmp.path().join("t").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("not enough free space"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("not enough free space"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!out_dir.exists(), "no run directory for a refused run");
 }
 
 fn wait_for(path: &Path, min_lines: usize, limit: Duration) {
     let start = Instant::now();
     while start.elapsed() < limit {
-        if std::fs::read_to_string(path).map(|t| t.lines().count() >= min_lines).unwrap_or(false) {
+        if std::fs::read_to_string(path)
+            .map(|t| t.lines().count() >= min_lines)
+            .unwrap_or(false)
+        {
             return;
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    panic!("{} did not reach {min_lines} lines in {limit:?}", path.display());
+    panic!(
+        "{} did not reach {min_lines} lines in {limit:?}",
+        path.display()
+    );
 }
 
 #[test]
@@ -135,7 +222,14 @@ fn ctrl_c_stops_within_seconds_and_keeps_what_was_measured() {
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join("run");
     let mut child = bin()
-        .args(["run", "scenarios/quickstart.toml", "--quiet", "--set", "report_interval=1s", "--out"])
+        .args([
+            "run",
+            "scenarios/quickstart.toml",
+            "--quiet",
+            "--set",
+            "report_interval=1s",
+            "--out",
+        ])
         .arg(&out_dir)
         .arg("--target")
         .arg(tmp.path().join("target"))
@@ -147,13 +241,19 @@ fn ctrl_c_stops_within_seconds_and_keeps_what_was_measured() {
     // header + two interval rows: the precondition is running
     wait_for(&out_dir.join("series.csv"), 3, Duration::from_secs(60));
     let sent = Instant::now();
-    let kill = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(kill.success());
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        assert!(sent.elapsed() < Duration::from_secs(10), "still running 10 s after Ctrl-C");
+        assert!(
+            sent.elapsed() < Duration::from_secs(10),
+            "still running 10 s after Ctrl-C"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(status.code(), Some(130));

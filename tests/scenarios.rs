@@ -17,18 +17,28 @@ fn every_shipped_scenario_loads() {
             n += 1;
         }
     }
-    assert!(n >= 2, "scenarios/ holds the quickstart and the review protocol");
+    assert!(
+        n >= 2,
+        "scenarios/ holds the quickstart and the review protocol"
+    );
 }
 
 #[test]
 fn malformed_scenarios_exit_2_naming_the_key_and_never_panic() {
     let dir = root().join("tests/data/bad");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     assert!(files.len() >= 15, "at least 15 malformed scenarios");
     for path in files {
         let content = std::fs::read_to_string(&path).unwrap();
-        let expect = content.lines().next().and_then(|l| l.strip_prefix("# expect: ")).unwrap_or_else(|| panic!("{}: no `# expect:` line", path.display()));
+        let expect = content
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("# expect: "))
+            .unwrap_or_else(|| panic!("{}: no `# expect:` line", path.display()));
         let file = path.to_str().unwrap();
         let plan_args = ["plan", file];
         let run_args = ["run", file, "--out", "/nonexistent/never-created"];
@@ -36,9 +46,21 @@ fn malformed_scenarios_exit_2_naming_the_key_and_never_panic() {
             let cmd = args[0];
             let out = run(args);
             let err = text(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{cmd} {}: {err}", path.display());
-            assert!(err.contains(expect), "{cmd} {}:\n  expected {expect:?}\n  got {err}", path.display());
-            assert!(err.contains(path.file_name().unwrap().to_str().unwrap()), "names the file: {err}");
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{cmd} {}: {err}",
+                path.display()
+            );
+            assert!(
+                err.contains(expect),
+                "{cmd} {}:\n  expected {expect:?}\n  got {err}",
+                path.display()
+            );
+            assert!(
+                err.contains(path.file_name().unwrap().to_str().unwrap()),
+                "names the file: {err}"
+            );
             assert!(!err.contains("panicked"), "{err}");
         }
     }
@@ -58,7 +80,10 @@ fn overrides_use_dotted_keys_and_the_same_validation() {
     let q = root().join("scenarios/quickstart.toml");
     let cases: &[(&[&str], Result<u32, &str>)] = &[
         (&["workload.clients=64"], Ok(64)),
-        (&["workload.clients=-3"], Err("--set workload.clients=-3: workload.clients: must be at least 1, got -3")),
+        (
+            &["workload.clients=-3"],
+            Err("--set workload.clients=-3: workload.clients: must be at least 1, got -3"),
+        ),
         (&["workload.bogus=1"], Err("workload.bogus: unknown key")),
         (&["workload.clients"], Err("expected KEY=VALUE")),
         (&["phase[5].duration=1s"], Err("index 5 is out of range")),
@@ -79,9 +104,18 @@ fn overrides_use_dotted_keys_and_the_same_validation() {
 fn time_scale_scales_durations_not_counts() {
     let q = root().join("scenarios/quickstart.toml");
     let plan = scenario::load(&q, &[], 0.1).unwrap();
-    assert_eq!(plan.phases.iter().map(|p| p.duration_ms).collect::<Vec<_>>(), [1500, 3000]);
+    assert_eq!(
+        plan.phases
+            .iter()
+            .map(|p| p.duration_ms)
+            .collect::<Vec<_>>(),
+        [1500, 3000]
+    );
     assert_eq!(plan.phases[1].start_offset_ms, 1500);
-    assert_eq!((plan.workload.clients, plan.workload.sysbench.tables), (8, 4));
+    assert_eq!(
+        (plan.workload.clients, plan.workload.sysbench.tables),
+        (8, 4)
+    );
     let out = run(&["plan", "scenarios/quickstart.toml", "--time-scale", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--time-scale"));
@@ -92,7 +126,13 @@ fn the_review_protocol_plans_as_a_three_hour_timeline() {
     let out = run(&["plan", "scenarios/storagereview-sysbench-sqlite.toml"]);
     let s = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(s.contains("100 tables x 10,000,000 rows, 32 clients"), "{s}");
-    assert!(s.contains("precondition") && s.contains("2h") && s.contains("+2h") && s.contains("+3h"), "{s}");
+    assert!(
+        s.contains("100 tables x 10,000,000 rows, 32 clients"),
+        "{s}"
+    );
+    assert!(
+        s.contains("precondition") && s.contains("2h") && s.contains("+2h") && s.contains("+3h"),
+        "{s}"
+    );
     assert!(s.contains("1,000,000,000 rows per instance"), "{s}");
 }

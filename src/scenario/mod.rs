@@ -84,7 +84,12 @@ pub fn load_str(
             }
             let full = e.inner().to_string();
             // The TOML deserializer appends "in `path`"; the path is printed separately.
-            let message = full.split("\nin `").next().unwrap_or(&full).trim().to_string();
+            let message = full
+                .split("\nin `")
+                .next()
+                .unwrap_or(&full)
+                .trim()
+                .to_string();
             if let Some(field) = unknown_field(&message)
                 && key.0.last() != Some(&Seg::Key(field.clone()))
             {

@@ -211,7 +211,12 @@ mod tests {
 
     #[test]
     fn counts_get_thousands_separators() {
-        let cases: &[(u64, &str)] = &[(0, "0"), (999, "999"), (1000, "1,000"), (10_000_000, "10,000,000")];
+        let cases: &[(u64, &str)] = &[
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (10_000_000, "10,000,000"),
+        ];
         for (n, text) in cases {
             assert_eq!(format_count(*n), *text);
         }

@@ -13,7 +13,11 @@ pub fn root() -> PathBuf {
 }
 
 pub fn run(args: &[&str]) -> Output {
-    bin().args(args).current_dir(root()).output().expect("run drivebench")
+    bin()
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run drivebench")
 }
 
 pub fn text(bytes: &[u8]) -> String {
