@@ -131,7 +131,7 @@ pub async fn run_phases<C: Connector, W: Workload>(
     let mut phase_start = t0;
     for phase in &plan.phases {
         let planned_end = t0 + Duration::from_millis(phase.start_offset_ms + phase.duration_ms);
-        let bar = console.phase_bar(&phase.name, phase.duration_ms);
+        let bar = console.phase_bar(&phase.name, phase.duration_ms, phase_start);
         let mut totals: Vec<Recorded> = recorders
             .iter()
             .map(|_| Recorded::new(kinds.len()))
@@ -171,9 +171,6 @@ pub async fn run_phases<C: Connector, W: Workload>(
                 clients,
                 &s,
             ));
-            if let Some(b) = &bar {
-                b.set_position((now - phase_start).as_millis() as u64);
-            }
             last_tick = now;
             match wake {
                 Wake::Cancelled => stop = Some(Ending::Interrupted),
@@ -185,7 +182,7 @@ pub async fn run_phases<C: Connector, W: Workload>(
             }
         }
         if let Some(b) = bar {
-            b.finish_and_clear();
+            b.finish();
         }
         let seconds = (last_tick - phase_start).as_secs_f64();
         let completed = stop.is_none();

@@ -8,6 +8,7 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::metrics::summary::Summary;
+use crate::scenario::units::format_duration;
 
 pub struct Console {
     quiet: bool,
@@ -53,11 +54,46 @@ impl Console {
         )
     }
 
-    /// Milliseconds of a phase elapsed.
-    pub fn phase_bar(&self, name: &str, ms: u64) -> Option<ProgressBar> {
-        let b = self.bar(ms, "{prefix:12} [{bar:30}] {elapsed}/{duration} ETA {eta}")?;
-        b.set_prefix(name.to_string());
-        Some(b)
+    /// A phase's progress, advancing on its own from `started` until finished.
+    pub fn phase_bar(
+        &self,
+        name: &str,
+        ms: u64,
+        started: tokio::time::Instant,
+    ) -> Option<PhaseBar> {
+        let bar = self.bar(ms, "{prefix:12} [{bar:30}] {msg}")?;
+        bar.set_prefix(name.to_string());
+        let b = bar.clone();
+        let total = Duration::from_millis(ms);
+        let ticker = tokio::spawn(async move {
+            loop {
+                let done = started.elapsed().min(total);
+                b.set_position(done.as_millis() as u64);
+                b.set_message(format!(
+                    "{} of {}, {} left",
+                    format_duration(Duration::from_secs(done.as_secs())),
+                    format_duration(total),
+                    format_duration(Duration::from_secs(
+                        (total - done).as_secs_f64().ceil() as u64
+                    ))
+                ));
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+        });
+        Some(PhaseBar { bar, ticker })
+    }
+}
+
+/// A phase's progress bar and the task that advances it.
+pub struct PhaseBar {
+    bar: ProgressBar,
+    ticker: tokio::task::JoinHandle<()>,
+}
+
+impl PhaseBar {
+    pub fn finish(self) {
+        self.ticker.abort();
+        self.bar.finish_and_clear();
     }
 }
 
