@@ -5,6 +5,8 @@
 //! on the start signal and stop between transactions when cancelled.
 
 pub mod runner;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -214,20 +216,4 @@ async fn reconnect<C: Connector, W: Workload>(
         delay = (delay * 2).min(Duration::from_secs(5));
     }
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_instance_rate_is_shared_by_its_clients() {
-        assert_eq!(Pacing::for_rate(None, 8), Pacing::Closed);
-        assert_eq!(
-            Pacing::for_rate(Some(500.0), 10),
-            Pacing::Poisson {
-                mean_gap: Duration::from_millis(20)
-            }
-        );
-    }
 }

@@ -1,0 +1,257 @@
+//! The client loop against an in-memory engine: retries re-run the same inputs inside one
+//! transaction's latency, fatal errors stop the client, and the Poisson schedule (paused tokio
+//! time) holds its rate with latency measured from the intended start.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::*;
+use crate::engine::{ErrorClass, Execution, Rows, Session, StmtId, Value};
+use crate::metrics::{InstanceRecorder, Recorded};
+use crate::workload::{StatementCounts, Workload};
+
+/// Fails the first `fail_first` calls with `class`, then succeeds after `service` of (virtual) time.
+struct FakeConnector {
+    fail_first: u32,
+    class: ErrorClass,
+    calls: Arc<AtomicU32>,
+    service: Duration,
+}
+
+struct FakeSession {
+    fail_first: u32,
+    class: ErrorClass,
+    calls: Arc<AtomicU32>,
+    service: Duration,
+}
+
+impl Session for FakeSession {
+    async fn prepare(&mut self, _sql: &str) -> Result<StmtId, EngineError> {
+        Ok(0)
+    }
+    async fn execute(&mut self, _stmt: StmtId, _params: &[Value]) -> Result<u64, EngineError> {
+        tokio::time::sleep(self.service).await;
+        let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        if n < self.fail_first {
+            return Err(EngineError {
+                class: self.class,
+                code: "FAKE".into(),
+                message: "injected".into(),
+                context: None,
+            });
+        }
+        Ok(1)
+    }
+    async fn query(
+        &mut self,
+        _stmt: StmtId,
+        _params: &[Value],
+        _rows: &mut Rows,
+    ) -> Result<(), EngineError> {
+        Ok(())
+    }
+    async fn execute_text(&mut self, _sql: &str) -> Result<u64, EngineError> {
+        Ok(0)
+    }
+}
+
+impl Connector for FakeConnector {
+    type Session = FakeSession;
+    async fn connect(&self) -> Result<FakeSession, EngineError> {
+        Ok(FakeSession {
+            fail_first: self.fail_first,
+            class: self.class,
+            calls: self.calls.clone(),
+            service: self.service,
+        })
+    }
+    fn execution(&self) -> Execution {
+        Execution::Async
+    }
+    fn version(&self) -> String {
+        "fake".into()
+    }
+}
+
+/// One statement per transaction; remembers the inputs of every attempt.
+struct OneStatement {
+    seen: Mutex<Vec<u64>>,
+    aborts: AtomicU32,
+}
+
+impl Workload for OneStatement {
+    type Client = ();
+    type Inputs = u64;
+    fn kinds(&self) -> &'static [&'static str] {
+        &["one"]
+    }
+    async fn setup<S: Session>(&self, _s: &mut S) -> Result<(), EngineError> {
+        Ok(())
+    }
+    fn generate(&self, rng: &mut Rng, _client: u64, _seq: u64) -> u64 {
+        rng.next_u64()
+    }
+    fn kind_of(&self, _inputs: &u64) -> usize {
+        0
+    }
+    async fn execute<S: Session>(
+        &self,
+        s: &mut S,
+        _c: &mut (),
+        inputs: &u64,
+    ) -> Result<StatementCounts, EngineError> {
+        self.seen.lock().unwrap().push(*inputs);
+        s.execute(0, &[]).await?;
+        Ok(StatementCounts {
+            reads: 0,
+            writes: 1,
+            other: 0,
+        })
+    }
+    async fn abort<S: Session>(&self, _s: &mut S, _c: &mut ()) {
+        self.aborts.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+struct Harness {
+    recorder: InstanceRecorder,
+    workload: Arc<OneStatement>,
+    events: mpsc::UnboundedReceiver<ClientEvent>,
+    cancel: CancellationToken,
+    start: watch::Sender<Option<Instant>>,
+}
+
+fn start_client(connector: FakeConnector, pacing: Pacing, max_attempts: u32) -> Harness {
+    let recorder = InstanceRecorder::new(1, 1);
+    let workload = Arc::new(OneStatement {
+        seen: Mutex::new(Vec::new()),
+        aborts: AtomicU32::new(0),
+    });
+    let (start, start_rx) = watch::channel(None);
+    let (tx, events) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let spec = ClientSpec {
+        connector: Arc::new(connector),
+        workload: workload.clone(),
+        instance: "fake-1".into(),
+        instance_index: 0,
+        client: 0,
+        seed: 1,
+        pacing,
+        max_attempts,
+        shard: recorder.shard_for(0),
+    };
+    tokio::spawn(run_client(spec, start_rx, cancel.clone(), tx));
+    Harness {
+        recorder,
+        workload,
+        events,
+        cancel,
+        start,
+    }
+}
+
+fn fake(fail_first: u32, class: ErrorClass) -> FakeConnector {
+    FakeConnector {
+        fail_first,
+        class,
+        calls: Arc::new(AtomicU32::new(0)),
+        service: Duration::from_millis(1),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn retryable_errors_rerun_the_same_inputs_within_one_latency() {
+    let mut h = start_client(fake(2, ErrorClass::Retryable), Pacing::Closed, 100);
+    assert!(matches!(h.events.recv().await, Some(ClientEvent::Ready)));
+    h.start.send(Some(Instant::now())).unwrap();
+    tokio::time::sleep(Duration::from_micros(3500)).await;
+    h.cancel.cancel();
+    assert!(matches!(h.events.recv().await, Some(ClientEvent::Stopped)));
+    let r: Recorded = h.recorder.collect();
+    let seen = h.workload.seen.lock().unwrap().clone();
+    assert_eq!(
+        &seen[..3],
+        &[seen[0]; 3],
+        "three attempts of the same inputs"
+    );
+    assert_ne!(seen[3], seen[0], "then a new transaction");
+    assert_eq!(
+        h.workload.aborts.load(Ordering::SeqCst),
+        2,
+        "each failed attempt rolled back"
+    );
+    assert_eq!(r.retries, 2);
+    assert_eq!(
+        r.errors.get(&(ErrorClass::Retryable, "FAKE".to_string())),
+        Some(&2)
+    );
+    // the first transaction's latency covers its three 1 ms attempts
+    assert!(
+        r.response[0].max() >= 3000,
+        "max {} us",
+        r.response[0].max()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_fatal_error_stops_the_client_with_its_message() {
+    let mut h = start_client(fake(1, ErrorClass::Fatal), Pacing::Closed, 100);
+    assert!(matches!(h.events.recv().await, Some(ClientEvent::Ready)));
+    h.start.send(Some(Instant::now())).unwrap();
+    match h.events.recv().await {
+        Some(ClientEvent::Failed(e)) => {
+            assert_eq!(e.to_string(), "instance fake-1, client 0: FAKE: injected")
+        }
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn giving_up_after_max_attempts_says_so() {
+    let mut h = start_client(fake(10, ErrorClass::Retryable), Pacing::Closed, 3);
+    assert!(matches!(h.events.recv().await, Some(ClientEvent::Ready)));
+    h.start.send(Some(Instant::now())).unwrap();
+    match h.events.recv().await {
+        Some(ClientEvent::Failed(e)) => {
+            assert!(e.to_string().contains("gave up after 3 attempts"), "{e}")
+        }
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_poisson_schedule_holds_its_rate_and_latency_includes_queueing() {
+    // 200 tx/s for one client with 1 ms service: never behind, latency ~ service time.
+    let mut h = start_client(
+        fake(0, ErrorClass::Retryable),
+        Pacing::for_rate(Some(200.0), 1),
+        100,
+    );
+    assert!(matches!(h.events.recv().await, Some(ClientEvent::Ready)));
+    h.start.send(Some(Instant::now())).unwrap();
+    tokio::time::sleep(Duration::from_secs(100)).await;
+    let r = h.recorder.collect();
+    let tps = r.transactions() as f64 / 100.0;
+    assert!((tps - 200.0).abs() < 6.0, "tps {tps}");
+    // Poisson gaps bunch up: some transactions wait behind the previous one
+    assert!(r.late_starts > 0);
+    assert!(r.response[0].mean() > r.service.mean());
+    h.cancel.cancel();
+}
+
+#[test]
+fn an_instance_rate_is_shared_by_its_clients() {
+    assert_eq!(Pacing::for_rate(None, 8), Pacing::Closed);
+    assert_eq!(
+        Pacing::for_rate(Some(500.0), 10),
+        Pacing::Poisson {
+            mean_gap: Duration::from_millis(20)
+        }
+    );
+}
