@@ -31,6 +31,43 @@ pub enum Command {
     Schema(schema::Args),
 }
 
+/// What `run` and `plan` share: the scenario and the ways to adjust it.
+#[derive(Debug, clap::Args)]
+pub struct ScenarioArgs {
+    /// Scenario file (TOML).
+    pub scenario: std::path::PathBuf,
+    /// Target directory on the drive under test (overrides target.path).
+    #[arg(long, value_name = "PATH")]
+    pub target: Option<std::path::PathBuf>,
+    /// Override a scenario key, e.g. --set workload.clients=64 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Multiply every duration by F (e.g. 0.01 for a CI-sized replica of a long protocol).
+    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    pub time_scale: f64,
+}
+
+impl ScenarioArgs {
+    /// Check the flags and resolve the plan: every error here is exit code 2.
+    pub fn resolve(&self) -> Result<crate::scenario::Plan, CliError> {
+        if !(self.time_scale.is_finite() && self.time_scale > 0.0) {
+            return Err(CliError::Invalid(format!(
+                "--time-scale: must be a positive number, got {}",
+                self.time_scale
+            )));
+        }
+        let mut plan = crate::scenario::load(&self.scenario, &self.set, self.time_scale)
+            .map_err(|e| CliError::Invalid(e.to_string()))?;
+        if let Some(t) = &self.target {
+            if t.as_os_str().is_empty() {
+                return Err(CliError::Invalid("--target: must not be empty".into()));
+            }
+            plan.target_path = t.display().to_string();
+        }
+        Ok(plan)
+    }
+}
+
 /// Exit codes (see DESIGN.md).
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FAILED: i32 = 1;

@@ -2,10 +2,9 @@
 //! and preflight findings. No side effects: nothing is created, nothing is started.
 
 use std::fmt::Write;
-use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{CliError, EXIT_OK};
+use super::{CliError, EXIT_OK, ScenarioArgs};
 use crate::protocol::preflight;
 use crate::scenario::Plan;
 use crate::scenario::units::{format_count, format_duration};
@@ -13,29 +12,15 @@ use crate::target::format_bytes;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Scenario file (TOML).
-    pub scenario: PathBuf,
-    /// Target directory to check instead of target.path.
-    #[arg(long, value_name = "PATH")]
-    pub target: Option<PathBuf>,
-    /// Override a scenario key, e.g. --set workload.clients=64 (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Multiply every duration by F.
-    #[arg(long, value_name = "F", default_value_t = 1.0)]
-    pub time_scale: f64,
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
     /// Print the resolved plan as JSON (what plan.json will hold) instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn plan(args: Args) -> Result<i32, CliError> {
-    let plan = super::run::resolve(
-        &args.scenario,
-        &args.set,
-        args.time_scale,
-        args.target.as_deref(),
-    )?;
+    let plan = args.scenario.resolve()?;
     if args.json {
         let text =
             serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))?;

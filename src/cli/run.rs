@@ -6,55 +6,23 @@ use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ScenarioArgs};
 use crate::protocol::{self, Ending, preflight};
 use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport, RunStatus};
 use crate::report::{self, RunDir, SCHEMA_VERSION};
-use crate::scenario::{self, Plan};
+use crate::scenario::Plan;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Scenario file (TOML).
-    pub scenario: PathBuf,
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
     /// Run directory to write [default: runs/<name>-<UTC timestamp>].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Target directory on the drive under test (overrides target.path).
-    #[arg(long, value_name = "PATH")]
-    pub target: Option<PathBuf>,
-    /// Override a scenario key, e.g. --set workload.clients=64 (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Multiply every duration by F (e.g. 0.01 for a CI-sized replica of a long protocol).
-    #[arg(long, value_name = "F", default_value_t = 1.0)]
-    pub time_scale: f64,
     /// No progress bars and no interval lines; only the final summary and errors.
     #[arg(long)]
     pub quiet: bool,
-}
-
-/// Check the flags and resolve the plan: every error here is exit code 2.
-pub fn resolve(
-    scenario: &Path,
-    sets: &[String],
-    time_scale: f64,
-    target: Option<&Path>,
-) -> Result<Plan, CliError> {
-    if !(time_scale.is_finite() && time_scale > 0.0) {
-        return Err(CliError::Invalid(format!(
-            "--time-scale: must be a positive number, got {time_scale}"
-        )));
-    }
-    let mut plan =
-        scenario::load(scenario, sets, time_scale).map_err(|e| CliError::Invalid(e.to_string()))?;
-    if let Some(t) = target {
-        if t.as_os_str().is_empty() {
-            return Err(CliError::Invalid("--target: must not be empty".into()));
-        }
-        plan.target_path = t.display().to_string();
-    }
-    Ok(plan)
 }
 
 pub fn utc_now() -> String {
@@ -70,12 +38,7 @@ fn default_out(plan: &Plan) -> PathBuf {
 }
 
 pub async fn run(args: Args) -> Result<i32, CliError> {
-    let plan = resolve(
-        &args.scenario,
-        &args.set,
-        args.time_scale,
-        args.target.as_deref(),
-    )?;
+    let plan = args.scenario.resolve()?;
     let needed = preflight::needed_bytes(&plan);
     let target_info = crate::target::prepare(Path::new(&plan.target_path), needed)
         .map_err(|e| CliError::Invalid(e.to_string()))?;

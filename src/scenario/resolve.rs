@@ -185,6 +185,7 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
             ),
         )
     })?;
+    let d = SysbenchOptions::defaults(test);
     let clients = int_in(w.clients, 1, 1, MAX_CLIENTS, key.key("clients"))?;
     if let Some(rate) = w.rate
         && !(rate.is_finite() && rate > 0.0)
@@ -197,13 +198,13 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
     let max_attempts = int_in(w.max_attempts, 100, 1, 1_000_000, key.key("max_attempts"))?;
     let table_size = int_in(
         w.table_size,
-        10_000,
+        d.table_size.into(),
         1,
-        i64::from(i32::MAX),
+        i32::MAX.into(),
         key.key("table_size"),
     )?;
     let rand_type = match &w.rand_type {
-        None => RandType::Special,
+        None => d.rand_type,
         Some(name) => RandType::from_name(name).ok_or_else(|| {
             Invalid::new(
                 key.key("rand_type"),
@@ -211,53 +212,71 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
             )
         })?,
     };
-    let rand_pareto_h = w.rand_pareto_h.unwrap_or(0.2);
+    let rand_pareto_h = w.rand_pareto_h.unwrap_or(d.rand_pareto_h);
     if !(rand_pareto_h > 0.0 && rand_pareto_h < 1.0) {
         return Err(Invalid::new(
             key.key("rand_pareto_h"),
             format!("must lie strictly between 0 and 1, got {rand_pareto_h}"),
         ));
     }
-    let rand_zipfian_exp = w.rand_zipfian_exp.unwrap_or(0.8);
+    let rand_zipfian_exp = w.rand_zipfian_exp.unwrap_or(d.rand_zipfian_exp);
     if !(rand_zipfian_exp.is_finite() && rand_zipfian_exp > 0.0) {
         return Err(Invalid::new(
             key.key("rand_zipfian_exp"),
             format!("must be a positive number, got {rand_zipfian_exp}"),
         ));
     }
-    let point_default = if test == SysbenchTest::OltpPointSelect {
-        1
-    } else {
-        10
-    };
-    let count = |v: Option<i64>, d: i64, name: &str| int_in(v, d, 0, 10_000, key.key(name));
+    let count = |v: Option<i64>, d: u32, name: &str| int_in(v, d.into(), 0, 10_000, key.key(name));
+    let flag = |v: Option<bool>, d: bool| v.unwrap_or(d);
     let sysbench = SysbenchOptions {
         test,
-        tables: int_in(w.tables, 1, 1, 100_000, key.key("tables"))?,
+        tables: int_in(w.tables, d.tables.into(), 1, 100_000, key.key("tables"))?,
         table_size,
         range_size: int_in(
             w.range_size,
-            100,
+            d.range_size.into(),
             1,
-            i64::from(table_size),
+            table_size.into(),
             key.key("range_size"),
         )?,
-        point_selects: count(w.point_selects, point_default, "point_selects")?,
-        simple_ranges: count(w.simple_ranges, 1, "simple_ranges")?,
-        sum_ranges: count(w.sum_ranges, 1, "sum_ranges")?,
-        order_ranges: count(w.order_ranges, 1, "order_ranges")?,
-        distinct_ranges: count(w.distinct_ranges, 1, "distinct_ranges")?,
-        index_updates: count(w.index_updates, 1, "index_updates")?,
-        non_index_updates: count(w.non_index_updates, 1, "non_index_updates")?,
-        delete_inserts: count(w.delete_inserts, 1, "delete_inserts")?,
-        range_selects: w.range_selects.unwrap_or(true),
-        skip_trx: w.skip_trx.unwrap_or(false),
-        auto_inc: w.auto_inc.unwrap_or(true),
-        create_secondary: w.create_secondary.unwrap_or(true),
+        point_selects: count(w.point_selects, d.point_selects, "point_selects")?,
+        simple_ranges: count(w.simple_ranges, d.simple_ranges, "simple_ranges")?,
+        sum_ranges: count(w.sum_ranges, d.sum_ranges, "sum_ranges")?,
+        order_ranges: count(w.order_ranges, d.order_ranges, "order_ranges")?,
+        distinct_ranges: count(w.distinct_ranges, d.distinct_ranges, "distinct_ranges")?,
+        index_updates: count(w.index_updates, d.index_updates, "index_updates")?,
+        non_index_updates: count(
+            w.non_index_updates,
+            d.non_index_updates,
+            "non_index_updates",
+        )?,
+        delete_inserts: count(w.delete_inserts, d.delete_inserts, "delete_inserts")?,
+        range_selects: flag(w.range_selects, d.range_selects),
+        skip_trx: flag(w.skip_trx, d.skip_trx),
+        auto_inc: flag(w.auto_inc, d.auto_inc),
+        create_secondary: flag(w.create_secondary, d.create_secondary),
         rand_type,
-        rand_spec_pct: int_in(w.rand_spec_pct, 1, 1, 100, key.key("rand_spec_pct"))?,
-        rand_spec_res: int_in(w.rand_spec_res, 75, 0, 99, key.key("rand_spec_res"))?,
-        rand_spec_iter: int_in(w.rand_spec_iter, 12, 1, 1_000, key.key("rand_spec_iter"))?,
+        rand_spec_pct: int_in(
+            w.rand_spec_pct,
+            d.rand_spec_pct.into(),
+            1,
+            100,
+            key.key("rand_spec_pct"),
+        )?,
+        rand_spec_res: int_in(
+            w.rand_spec_res,
+            d.rand_spec_res.into(),
+            0,
+            99,
+            key.key("rand_spec_res"),
+        )?,
+        rand_spec_iter: int_in(
+            w.rand_spec_iter,
+            d.rand_spec_iter.into(),
+            1,
+            1_000,
+            key.key("rand_spec_iter"),
+        )?,
         rand_pareto_h,
         rand_zipfian_exp,
     };

@@ -440,36 +440,11 @@ impl Workload for Sysbench {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::plan::RandType;
 
     fn opts(test: SysbenchTest) -> SysbenchOptions {
         SysbenchOptions {
-            test,
             tables: 4,
-            table_size: 10_000,
-            range_size: 100,
-            point_selects: if test == SysbenchTest::OltpPointSelect {
-                1
-            } else {
-                10
-            },
-            simple_ranges: 1,
-            sum_ranges: 1,
-            order_ranges: 1,
-            distinct_ranges: 1,
-            index_updates: 1,
-            non_index_updates: 1,
-            delete_inserts: 1,
-            range_selects: true,
-            skip_trx: false,
-            auto_inc: true,
-            create_secondary: true,
-            rand_type: RandType::Special,
-            rand_spec_pct: 1,
-            rand_spec_res: 75,
-            rand_spec_iter: 12,
-            rand_pareto_h: 0.2,
-            rand_zipfian_exp: 0.8,
+            ..SysbenchOptions::defaults(test)
         }
     }
 

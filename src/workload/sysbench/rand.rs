@@ -134,28 +134,8 @@ mod tests {
 
     fn opts(kind: RandType) -> SysbenchOptions {
         SysbenchOptions {
-            test: SysbenchTest::OltpReadWrite,
-            tables: 1,
-            table_size: 10_000,
-            range_size: 100,
-            point_selects: 10,
-            simple_ranges: 1,
-            sum_ranges: 1,
-            order_ranges: 1,
-            distinct_ranges: 1,
-            index_updates: 1,
-            non_index_updates: 1,
-            delete_inserts: 1,
-            range_selects: true,
-            skip_trx: false,
-            auto_inc: true,
-            create_secondary: true,
             rand_type: kind,
-            rand_spec_pct: 1,
-            rand_spec_res: 75,
-            rand_spec_iter: 12,
-            rand_pareto_h: 0.2,
-            rand_zipfian_exp: 0.8,
+            ..SysbenchOptions::defaults(SysbenchTest::OltpReadWrite)
         }
     }
 
