@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{bin, read_json, root, run, text};
+use common::{bin, read_json, root, run, run_quickstart, text};
 
 fn validate(schema_file: &str, instance: &serde_json::Value) {
     let schema = read_json(&root().join(schema_file));
@@ -31,17 +31,7 @@ fn quickstart_at_a_tenth_of_its_length_writes_a_complete_run_directory() {
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join("run");
     let target = tmp.path().join("target");
-    let out = run(&[
-        "run",
-        "scenarios/quickstart.toml",
-        "--time-scale",
-        "0.1",
-        "--quiet",
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--target",
-        target.to_str().unwrap(),
-    ]);
+    let out = run_quickstart("0.1", &out_dir, &target, &[]);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
     for file in [
         "plan.json",
@@ -136,34 +126,14 @@ fn quickstart_at_a_tenth_of_its_length_writes_a_complete_run_directory() {
     );
 
     // A second run reuses the loaded data (prepare = auto) and may not overwrite results.
-    let again = run(&[
-        "run",
-        "scenarios/quickstart.toml",
-        "--time-scale",
-        "0.1",
-        "--quiet",
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--target",
-        target.to_str().unwrap(),
-    ]);
+    let again = run_quickstart("0.1", &out_dir, &target, &[]);
     assert_eq!(
         again.status.code(),
         Some(2),
         "refuses an existing run directory"
     );
     let out2 = tmp.path().join("run2");
-    let again = run(&[
-        "run",
-        "scenarios/quickstart.toml",
-        "--time-scale",
-        "0.05",
-        "--quiet",
-        "--out",
-        out2.to_str().unwrap(),
-        "--target",
-        target.to_str().unwrap(),
-    ]);
+    let again = run_quickstart("0.05", &out2, &target, &[]);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
     let r2 = read_json(&out2.join("result.json"));
     assert_eq!(r2["instances"][0]["load"]["reused"], true);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{read_json, run, text};
+use common::{read_json, run_quickstart, text};
 
 fn quick_run(
     sets: &[&str],
@@ -11,24 +11,7 @@ fn quick_run(
 ) -> (std::process::Output, serde_json::Value, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join("run");
-    let target = tmp.path().join("target");
-    let mut args = vec![
-        "run".to_string(),
-        "scenarios/quickstart.toml".into(),
-        "--quiet".into(),
-        "--time-scale".into(),
-        time_scale.into(),
-        "--out".into(),
-        out_dir.display().to_string(),
-        "--target".into(),
-        target.display().to_string(),
-    ];
-    for s in sets {
-        args.push("--set".into());
-        args.push(s.to_string());
-    }
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = run(&refs);
+    let out = run_quickstart(time_scale, &out_dir, &tmp.path().join("target"), sets);
     let result = if out_dir.join("result.json").exists() {
         read_json(&out_dir.join("result.json"))
     } else {
