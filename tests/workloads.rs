@@ -95,3 +95,60 @@ fn a_runtime_failure_exits_1_and_keeps_a_result() {
             .contains("no data has been loaded")
     );
 }
+
+#[test]
+fn identical_instances_run_side_by_side_and_total_as_the_reviews_do() {
+    let (out, result, tmp) = quick_run(&["instance.0.count=2", "workload.clients=2"], "0.05");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(tmp.path().join("target/sqlite-1/drivebench.db").exists());
+    assert!(tmp.path().join("target/sqlite-2/drivebench.db").exists());
+    let sample = &result["phases"][1];
+    let per: Vec<&serde_json::Value> = sample["per_instance"].as_array().unwrap().iter().collect();
+    assert_eq!(
+        per.iter()
+            .map(|p| p["instance"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["sqlite-1", "sqlite-2"]
+    );
+    let tx: u64 = per
+        .iter()
+        .map(|p| p["summary"]["transactions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        sample["summary"]["transactions"].as_u64().unwrap(),
+        tx,
+        "totals add up"
+    );
+    let tps: f64 = per
+        .iter()
+        .map(|p| p["summary"]["tps"].as_f64().unwrap())
+        .sum();
+    assert!(
+        (sample["summary"]["tps"].as_f64().unwrap() - tps).abs() < 1e-6,
+        "TPS is the sum"
+    );
+    let mean_p99 = per
+        .iter()
+        .map(|p| p["summary"]["latency_ms"]["p99"].as_f64().unwrap())
+        .sum::<f64>()
+        / 2.0;
+    assert!(
+        (sample["mean_of_instances"]["latency_p99_ms"]
+            .as_f64()
+            .unwrap()
+            - mean_p99)
+            .abs()
+            < 1e-9
+    );
+    assert!(
+        sample["mean_of_instances"]["label"]
+            .as_str()
+            .unwrap()
+            .contains("mean of per-instance")
+    );
+    let series = sample["series"].as_array().unwrap();
+    assert!(
+        series.iter().any(|r| r["instance"] == "sqlite-2"),
+        "series rows per instance"
+    );
+}

@@ -72,7 +72,7 @@ pub fn format_duration(d: Duration) -> String {
             return format!("{ms}ms");
         }
         let secs = format!("{:.3}", d.as_secs_f64());
-        return format!("{}s", secs.trim_end_matches('0'));
+        return format!("{}s", secs.trim_end_matches('0').trim_end_matches('.'));
     }
     let secs = d.as_secs();
     let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
@@ -203,6 +203,7 @@ mod tests {
             (1_500, "1.5s"),
             (250, "250ms"),
             (10_800_000, "3h"),
+            (30_000, "30s"),
         ];
         for (ms, text) in cases {
             assert_eq!(format_duration(Duration::from_millis(*ms)), *text);
@@ -221,6 +222,7 @@ mod tests {
             assert_eq!(format_count(*n), *text);
         }
         assert_eq!(format_duration(Duration::ZERO), "0s");
+        assert_eq!(format_duration(Duration::from_micros(30_000_400)), "30s");
     }
 
     #[test]
