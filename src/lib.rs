@@ -8,10 +8,12 @@
 //! - [`cli`]: one module per subcommand (`run`, `plan`, `report`, `schema`), exit codes, logging.
 //! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`.
 //! - [`target`]: the drive under test: identity, filesystem, free space.
-//! - [`engine`]: the `Connector`/`Session` abstraction, `Value`, error classes; `sqlite`.
+//! - [`provision`]: private server instances on the target (MariaDB/MySQL): start, wait, stop.
+//! - [`engine`]: the `Connector`/`Session` abstraction, `Value`, error classes; `sqlite`, `mysql`.
 //! - [`workload`]: what a virtual client does: `sysbench` OLTP tests, data load, distributions.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop or open-model, retries inside.
-//! - [`protocol`]: load, phases as barriers, the sampler, preflight findings.
+//! - [`protocol`]: engine dispatch, server lifecycle, load, phases as barriers, the sampler,
+//!   preflight findings.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
 //! - [`report`]: result.json, series.csv, summary.md, live console, host facts.
 
@@ -20,6 +22,7 @@ pub mod clients;
 pub mod engine;
 pub mod metrics;
 pub mod protocol;
+pub mod provision;
 pub mod report;
 pub mod scenario;
 pub mod target;

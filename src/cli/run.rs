@@ -39,6 +39,9 @@ fn default_out(plan: &Plan) -> PathBuf {
 
 pub async fn run(args: Args) -> Result<i32, CliError> {
     let plan = args.scenario.resolve()?;
+    for inst in &plan.instances {
+        crate::protocol::servers::password(inst).map_err(CliError::Invalid)?;
+    }
     let needed = preflight::needed_bytes(&plan);
     let target_info = crate::target::prepare(Path::new(&plan.target_path), needed)
         .map_err(|e| CliError::Invalid(e.to_string()))?;
@@ -88,6 +91,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
                 );
                 cancel.cancel();
                 if tokio::signal::ctrl_c().await.is_ok() {
+                    crate::provision::kill_all_registered();
                     std::process::exit(EXIT_INTERRUPTED);
                 }
             }

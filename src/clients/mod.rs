@@ -142,7 +142,14 @@ pub async fn run_client<C: Connector, W: Workload>(
                                 state = st;
                                 lock(&spec.shard).reconnects += 1;
                             }
-                            None => break Err(e),
+                            None => {
+                                let message = format!(
+                                    "{} (could not reconnect within {}s)",
+                                    e.message,
+                                    RECONNECT_WINDOW.as_secs()
+                                );
+                                break Err(EngineError { message, ..e });
+                            }
                         },
                         ErrorClass::Fatal => break Err(e),
                     }
@@ -198,13 +205,16 @@ async fn connect<C: Connector, W: Workload>(
     Ok((session, state))
 }
 
-/// Reconnect with exponential backoff (100 ms doubling to 5 s, for up to a minute).
+/// How long a client keeps trying to reconnect before the phase stops.
+const RECONNECT_WINDOW: Duration = Duration::from_secs(10);
+
+/// Reconnect with exponential backoff (100 ms doubling to 5 s) for up to `RECONNECT_WINDOW`.
 async fn reconnect<C: Connector, W: Workload>(
     spec: &ClientSpec<C, W>,
     cancel: &CancellationToken,
 ) -> Option<(C::Session, W::Client)> {
     let mut delay = Duration::from_millis(100);
-    let give_up = Instant::now() + Duration::from_secs(60);
+    let give_up = Instant::now() + RECONNECT_WINDOW;
     while Instant::now() < give_up {
         tokio::select! {
             _ = tokio::time::sleep(delay) => {}

@@ -5,7 +5,9 @@
 
 mod phases;
 pub mod preflight;
+pub mod servers;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -19,6 +21,7 @@ use crate::report::RunDir;
 use crate::report::live::Console;
 use crate::report::result::{InstanceReport, RunReport, RunStatus};
 use crate::scenario::Plan;
+use crate::scenario::plan::EngineKind;
 use crate::workload::sysbench::Sysbench;
 use crate::workload::sysbench::load::{self, LoadError};
 
@@ -38,11 +41,31 @@ pub async fn run(
     console: &Console,
     cancel: &CancellationToken,
 ) -> Ending {
+    match plan.instances.first().map(|i| i.engine) {
+        None => Ending::Failed("no instances".into()),
+        Some(EngineKind::Sqlite) => run_sqlite(plan, report, dir, console, cancel).await,
+        Some(EngineKind::Mariadb | EngineKind::Mysql) => {
+            servers::run(plan, report, dir, console, cancel).await
+        }
+    }
+}
+
+async fn run_sqlite(
+    plan: &Plan,
+    report: &mut RunReport,
+    dir: &mut RunDir,
+    console: &Console,
+    cancel: &CancellationToken,
+) -> Ending {
     let target = PathBuf::from(&plan.target_path);
-    // Every instance of this build is SQLite; the match is where other engines will branch.
     let mut connectors = Vec::new();
     for inst in &plan.instances {
-        let EngineConfig::Sqlite(config) = &inst.config;
+        let EngineConfig::Sqlite(config) = &inst.config else {
+            return Ending::Failed(format!(
+                "instance {}: not a SQLite configuration",
+                inst.name
+            ));
+        };
         let dir = target.join(&inst.name);
         if let Err(e) = std::fs::create_dir_all(&dir) {
             return Ending::Failed(format!(
@@ -58,12 +81,16 @@ pub async fn run(
             workload.statements_per_client(),
         )));
     }
-    run_with(plan, connectors, report, dir, console, cancel).await
+    let variables = vec![BTreeMap::new(); connectors.len()];
+    run_with(plan, connectors, variables, report, dir, console, cancel).await
 }
 
-async fn run_with<C: Connector>(
+/// The engine-independent part: load, then the phases.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn run_with<C: Connector>(
     plan: &Plan,
     connectors: Vec<Arc<C>>,
+    variables: Vec<BTreeMap<String, String>>,
     report: &mut RunReport,
     dir: &mut RunDir,
     console: &Console,
@@ -78,7 +105,8 @@ async fn run_with<C: Connector>(
         .instances
         .iter()
         .zip(&connectors)
-        .map(|(i, c)| InstanceReport {
+        .zip(variables)
+        .map(|((i, c), variables)| InstanceReport {
             name: i.name.clone(),
             engine: i.engine.as_str().to_string(),
             version: c.version(),
@@ -87,6 +115,7 @@ async fn run_with<C: Connector>(
                 .display()
                 .to_string(),
             load: None,
+            variables,
         })
         .collect();
     match load_all(plan, &connectors, report, console, cancel).await {

@@ -55,6 +55,9 @@ pub struct InstanceReport {
     /// Where the instance keeps its data.
     pub data_path: String,
     pub load: Option<LoadReport>,
+    /// Effective server variables (server engines), e.g. innodb_buffer_pool_size.
+    #[serde(default)]
+    pub variables: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -39,13 +39,24 @@ pub struct TargetSection {
 pub enum EngineKind {
     /// Embedded SQLite (bundled), database files under the target directory.
     Sqlite,
+    /// MariaDB server (mariadbd), private on the target or external.
+    Mariadb,
+    /// MySQL server (mysqld), private on the target or external.
+    Mysql,
 }
 
 impl EngineKind {
     pub fn as_str(self) -> &'static str {
         match self {
             EngineKind::Sqlite => "sqlite",
+            EngineKind::Mariadb => "mariadb",
+            EngineKind::Mysql => "mysql",
         }
+    }
+
+    /// Engines that run as a server (provisioned or external) rather than embedded.
+    pub fn is_server(self) -> bool {
+        !matches!(self, EngineKind::Sqlite)
     }
 }
 
@@ -55,6 +66,8 @@ impl EngineKind {
 pub enum Provision {
     /// Started privately by drivebench with its data on the target.
     Local,
+    /// An existing server reached through `url`.
+    External,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -65,6 +78,16 @@ pub struct InstanceSection {
     pub count: Option<i64>,
     /// Default "local".
     pub provision: Option<Provision>,
+    /// External servers: "mysql://user@host:port/db" (no password in it).
+    pub url: Option<String>,
+    /// External servers: environment variable holding the password.
+    pub password_env: Option<String>,
+    /// External servers: file holding the password.
+    pub password_file: Option<String>,
+    /// Local servers: leave them running after the run (prints how to connect). Default false.
+    pub keep_running: Option<bool>,
+    /// Local servers: keep the data directory after the run. Default false.
+    pub keep_data: Option<bool>,
     /// Engine settings, validated per engine.
     #[schemars(with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
     pub config: Option<toml::Table>,

@@ -35,6 +35,14 @@ pub struct PlanInstance {
     pub index: usize,
     pub provision: Provision,
     pub config: EngineConfig,
+    /// External servers: where to connect (never holds a password).
+    pub url: Option<String>,
+    /// External servers: where the password comes from (names only, never the password).
+    pub password_env: Option<String>,
+    pub password_file: Option<String>,
+    /// Local servers: leave running / keep data after the run.
+    pub keep_running: bool,
+    pub keep_data: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -148,6 +148,18 @@ fn resolve_instances(
     let mut out = Vec::new();
     for (i, s) in sections.iter().enumerate() {
         let k = key.index(i);
+        if let Some(first) = sections.first()
+            && first.engine != s.engine
+        {
+            return Err(Invalid::new(
+                k.key("engine"),
+                format!(
+                    "a run drives one engine kind; this scenario mixes {} and {} (use one scenario per engine)",
+                    first.engine.as_str(),
+                    s.engine.as_str()
+                ),
+            ));
+        }
         if !seen.insert(s.engine) {
             return Err(Invalid::new(
                 k.key("engine"),
@@ -160,6 +172,7 @@ fn resolve_instances(
         let count = int_in(s.count, 1, 1, 64, k.key("count"))?;
         let provision = s.provision.unwrap_or(Provision::Local);
         let config = EngineConfig::from_table(s.engine, s.config.as_ref(), &k.key("config"))?;
+        check_provision(s, provision, count, &k)?;
         for n in 1..=count {
             out.push(PlanInstance {
                 name: format!("{}-{n}", s.engine.as_str()),
@@ -167,10 +180,109 @@ fn resolve_instances(
                 index: out.len(),
                 provision,
                 config: config.clone(),
+                url: s.url.clone(),
+                password_env: s.password_env.clone(),
+                password_file: s.password_file.clone(),
+                keep_running: s.keep_running.unwrap_or(false),
+                keep_data: s.keep_data.unwrap_or(false),
             });
         }
     }
     Ok(out)
+}
+
+/// Which keys go with which engine and provisioning mode.
+fn check_provision(
+    s: &InstanceSection,
+    provision: Provision,
+    count: u32,
+    k: &KeyPath,
+) -> Result<(), Invalid> {
+    let engine = s.engine.as_str();
+    let server_only = [
+        ("url", s.url.is_some()),
+        ("password_env", s.password_env.is_some()),
+        ("password_file", s.password_file.is_some()),
+        ("keep_running", s.keep_running.is_some()),
+        ("keep_data", s.keep_data.is_some()),
+    ];
+    if !s.engine.is_server() {
+        if provision == Provision::External {
+            return Err(Invalid::new(
+                k.key("provision"),
+                "sqlite is embedded: its instances are always local",
+            ));
+        }
+        if let Some((name, _)) = server_only.iter().find(|(_, set)| *set) {
+            return Err(Invalid::new(
+                k.key(name),
+                "only server engines (mariadb, mysql) take this key",
+            ));
+        }
+        return Ok(());
+    }
+    match provision {
+        Provision::Local => {
+            for name in ["url", "password_env", "password_file"] {
+                if server_only.iter().any(|(n, set)| *n == name && *set) {
+                    return Err(Invalid::new(
+                        k.key(name),
+                        format!(
+                            "only for provision = \"external\"; a local {engine} instance is started by drivebench"
+                        ),
+                    ));
+                }
+            }
+        }
+        Provision::External => {
+            let Some(url) = &s.url else {
+                return Err(Invalid::new(
+                    k.key("url"),
+                    "provision = \"external\" needs url = \"mysql://user@host:port/db\"",
+                ));
+            };
+            check_url(url, &k.key("url"))?;
+            if count > 1 {
+                return Err(Invalid::new(
+                    k.key("count"),
+                    "an external server is one instance; use count = 1",
+                ));
+            }
+            for name in ["keep_running", "keep_data"] {
+                if server_only.iter().any(|(n, set)| *n == name && *set) {
+                    return Err(Invalid::new(k.key(name), "only for provision = \"local\""));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `mysql://user@host:port/db`: right scheme, no password inside.
+fn check_url(url: &str, key: &KeyPath) -> Result<(), Invalid> {
+    let Some(rest) = url.strip_prefix("mysql://") else {
+        return Err(Invalid::new(
+            key.clone(),
+            format!("expected mysql://user@host:port/db, got {url:?}"),
+        ));
+    };
+    let authority = rest.split(['/', '?']).next().unwrap_or("");
+    if let Some((userinfo, _)) = authority.rsplit_once('@')
+        && userinfo.contains(':')
+    {
+        return Err(Invalid::new(
+            key.clone(),
+            "must not contain a password; use password_env or password_file",
+        ));
+    }
+    if authority
+        .trim_start_matches(|c| c != '@')
+        .trim_start_matches('@')
+        .is_empty()
+    {
+        return Err(Invalid::new(key.clone(), format!("no host in {url:?}")));
+    }
+    Ok(())
 }
 
 fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, Invalid> {

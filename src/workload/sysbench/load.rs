@@ -12,12 +12,12 @@ use tokio_util::sync::CancellationToken;
 use super::data;
 use super::rand::DefaultRand;
 use crate::clients::runner::spawn_on;
-use crate::engine::{Connector, EngineError, Rows, Session, Statements, Value};
+use crate::engine::{Connector, EngineError, Execution, Rows, Session, Statements, Value};
 use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
 use crate::workload::Rng;
 
 /// Rows per multi-row INSERT and per load transaction.
-const ROWS_PER_INSERT: u32 = 100;
+const ROWS_PER_INSERT: u32 = 500;
 const ROWS_PER_COMMIT: u32 = 10_000;
 
 mod meta_keys {
@@ -137,7 +137,12 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
     let sig = signature(opts);
     let have_sig = meta_get(&mut s, &st, SIGNATURE_KEY).await?;
     let state = meta_get(&mut s, &st, STATE_KEY).await?;
-    let complete = state.as_deref() == Some(COMPLETE) && have_sig.as_deref() == Some(sig.as_str());
+    let mut complete =
+        state.as_deref() == Some(COMPLETE) && have_sig.as_deref() == Some(sig.as_str());
+    if !complete && state.is_none() && mode != PrepareMode::Always {
+        // Tables loaded by another tool (e.g. `sysbench prepare`): reuse them when they verify.
+        complete = verify_tables(&mut s, &st, opts).await?;
+    }
     match mode {
         PrepareMode::Auto | PrepareMode::Never if complete => {
             return Ok(LoadReport {
@@ -166,9 +171,14 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
     meta_put(&mut s, &st, STATE_KEY, LOADING).await?;
     meta_put(&mut s, &st, SIGNATURE_KEY, &sig).await?;
 
-    let workers = (opts.tables as usize)
-        .min(std::thread::available_parallelism().map_or(2, |n| n.get()))
-        .max(1);
+    // Embedded engines load on our cores; a server works while our workers wait on the network,
+    // so a few more workers than cores keep it busy.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let workers = match connector.execution() {
+        Execution::DedicatedThread => cores,
+        Execution::Async => (cores * 2).max(4),
+    };
+    let workers = (opts.tables as usize).min(workers).max(1);
     let mut handles = Vec::new();
     for w in 0..workers {
         let execution = connector.execution();
@@ -211,19 +221,7 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
         opts.table_size
     };
     for t in 1..=opts.tables {
-        let ts = t.to_string();
-        let id = s
-            .prepare(&st.render("count_rows", &[("table", &ts)]))
-            .await
-            .map_err(step("count rows"))?;
-        let mut rows = Rows::default();
-        s.query(id, &[], &mut rows)
-            .await
-            .map_err(step(format!("count rows of sbtest{t}")))?;
-        let found = match rows.get(0, 0) {
-            Some(Value::Int(n)) => *n,
-            _ => -1,
-        };
+        let found = count_rows(&mut s, &st, t).await?;
         if found != i64::from(expected) {
             return Err(LoadError::Count {
                 table: t,
@@ -240,6 +238,52 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
         rows,
         seconds,
         rows_per_s: rows as f64 / seconds.max(1e-9),
+    })
+}
+
+/// Whether every table exists with exactly the planned row count.
+async fn verify_tables<S: Session>(
+    s: &mut S,
+    st: &Statements,
+    opts: &SysbenchOptions,
+) -> Result<bool, LoadError> {
+    if opts.loaded_rows() == 0 {
+        return Ok(false);
+    }
+    let mut rows = Rows::default();
+    for t in 1..=opts.tables {
+        let ts = t.to_string();
+        let exists = s
+            .prepare(&st.render("table_exists", &[("table", &ts)]))
+            .await
+            .map_err(step("check tables"))?;
+        s.query(exists, &[], &mut rows)
+            .await
+            .map_err(step("check tables"))?;
+        if !matches!(rows.get(0, 0), Some(Value::Int(1))) {
+            return Ok(false);
+        }
+        if count_rows(s, st, t).await? != i64::from(opts.table_size) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+async fn count_rows<S: Session>(s: &mut S, st: &Statements, table: u32) -> Result<i64, LoadError> {
+    let ts = table.to_string();
+    let id = s
+        .prepare(&st.render("count_rows", &[("table", &ts)]))
+        .await
+        .map_err(step("count rows"))?;
+    let mut rows = Rows::default();
+    s.query(id, &[], &mut rows)
+        .await
+        .map_err(step(format!("count rows of sbtest{table}")))?;
+    Ok(match rows.get(0, 0) {
+        Some(Value::Int(n)) => *n,
+        Some(Value::Text(t)) => t.parse().unwrap_or(-1),
+        _ => -1,
     })
 }
 

@@ -18,6 +18,10 @@ pub fn statements(engine: EngineKind) -> Statements {
             "schemas/sysbench/sqlite/statements.sql",
             include_str!("../../../schemas/sysbench/sqlite/statements.sql"),
         ),
+        EngineKind::Mariadb | EngineKind::Mysql => (
+            "schemas/sysbench/mysql/statements.sql",
+            include_str!("../../../schemas/sysbench/mysql/statements.sql"),
+        ),
     };
     // Compiled-in files are checked by tests; an unparsable one cannot ship.
     Statements::parse(source, text).unwrap_or_else(|e| panic!("{e}"))

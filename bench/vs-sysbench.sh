@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# drivebench against sysbench 1.0 on one private MariaDB and the same tables.
+#
+# Starts a private mariadbd on a scratch directory, compares load speed (sysbench prepare vs
+# drivebench's loader, same 8 tables x 100,000 rows), then alternates sysbench oltp_read_write and
+# drivebench (external mode, prepare = "never", on sysbench's tables, rand_type special on both)
+# for PAIRS pairs at 8 and 32 clients, DURATION seconds each. Prints per client count the median
+# TPS ratio (drivebench / sysbench), each tool's median p99, and client CPU-seconds per 1,000
+# transactions from /usr/bin/time. Needs: apt-get install -y sysbench mariadb-server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${DURATION:-30}"
+PAIRS="${PAIRS:-3}"
+CLIENTS="${CLIENTS:-8 32}"
+TABLES=8
+ROWS=100000
+command -v sysbench >/dev/null || { echo "sysbench missing: apt-get install -y sysbench" >&2; exit 2; }
+cargo build --release -q
+DB=./target/release/drivebench
+work="$(mktemp -d "${TMPDIR:-/var/tmp}/vs-sysbench.XXXXXX")"
+port=$((20000 + RANDOM % 20000))
+cleanup() {
+    [ -f "$work/mysqld.pid" ] && kill "$(cat "$work/mysqld.pid")" 2>/dev/null && sleep 5
+    rm -rf "$work"
+}
+trap cleanup EXIT
+cat > "$work/my.cnf" <<CNF
+[mysqld]
+datadir=$work/data
+socket=$work/mysqld.sock
+port=$port
+bind-address=127.0.0.1
+pid-file=$work/mysqld.pid
+log-error=$work/error.log
+skip-name-resolve
+skip-log-bin
+innodb_buffer_pool_size=1G
+max_connections=500
+max_prepared_stmt_count=200000
+performance_schema=OFF
+CNF
+mariadb-install-db --defaults-file="$work/my.cnf" --user=root --auth-root-authentication-method=normal --skip-test-db >/dev/null
+mariadbd --defaults-file="$work/my.cnf" --user=root &
+for _ in $(seq 1 60); do mariadb -uroot -h127.0.0.1 -P"$port" -e 'SELECT 1' >/dev/null 2>&1 && break; sleep 1; done
+mariadb -uroot -h127.0.0.1 -P"$port" -e 'CREATE DATABASE sbtest; CREATE DATABASE dbload'
+SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root --mysql-db=sbtest
+    --tables=$TABLES --table-size=$ROWS --rand-type=special)
+
+scenario() { # clients duration prepare db
+    cat > "$work/db.toml" <<TOML
+name = "vs-sysbench"
+report_interval = "10s"
+[[instance]]
+engine = "mariadb"
+provision = "external"
+url = "mysql://root@127.0.0.1:$port/$4"
+[workload]
+benchmark = "sysbench"
+test = "oltp_read_write"
+tables = $TABLES
+table_size = $ROWS
+clients = $1
+rand_type = "special"
+prepare = "$3"
+[[phase]]
+name = "sample"
+duration = "${2}s"
+TOML
+}
+
+echo "== load: $TABLES tables x $ROWS rows"
+start=$(date +%s.%N)
+sysbench oltp_read_write "${SB[@]}" --threads=$TABLES prepare >/dev/null
+sb_load=$(echo "$(date +%s.%N) - $start" | bc)
+scenario 1 1 always dbload
+start=$(date +%s.%N)
+"$DB" run "$work/db.toml" --quiet --out "$work/load" --target "$work/t" >/dev/null
+db_load=$(echo "$(date +%s.%N) - $start" | bc)
+db_rows_s=$(python3 -c "import json;print(round(json.load(open('$work/load/result.json'))['instances'][0]['load']['rows_per_s']))")
+printf "sysbench prepare: %.1f s   drivebench run (load + 1 s phase): %.1f s, loader %s rows/s   speed-up %.2fx\n" \
+    "$sb_load" "$db_load" "$db_rows_s" "$(echo "$sb_load / $db_load" | bc -l)"
+
+results="$work/results.tsv"
+for c in $CLIENTS; do
+    for p in $(seq 1 "$PAIRS"); do
+        /usr/bin/time -f "%U %S" -o "$work/sb.time" sysbench oltp_read_write "${SB[@]}" --threads="$c" \
+            --time="$DURATION" --percentile=99 run > "$work/sb.out"
+        python3 - "$c" "$work" >> "$results" <<'PY'
+import re, sys
+c, work = sys.argv[1], sys.argv[2]
+out = open(f"{work}/sb.out").read()
+tx, tps = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out).groups()
+p99 = re.search(r"99th percentile:\s+([\d.]+)", out).group(1)
+u, s = map(float, open(f"{work}/sb.time").read().split()[-2:])
+print(f"sysbench\t{c}\t{tps}\t{p99}\t{(u + s) / int(tx) * 1000:.4f}")
+PY
+        scenario "$c" "$DURATION" never sbtest
+        rm -rf "$work/db"
+        /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" run "$work/db.toml" --quiet --out "$work/db" --target "$work/t" >/dev/null
+        python3 - "$c" "$work" >> "$results" <<'PY'
+import json, sys
+c, work = sys.argv[1], sys.argv[2]
+s = json.load(open(f"{work}/db/result.json"))["phases"][-1]["summary"]
+u, sy = map(float, open(f"{work}/db.time").read().split()[-2:])
+print(f"drivebench\t{c}\t{s['tps']:.2f}\t{s['latency_ms']['p99']:.2f}\t{(u + sy) / s['transactions'] * 1000:.4f}")
+PY
+        tail -2 "$results" | sed "s/^/pair $p: /"
+    done
+done
+python3 - "$results" <<'PY'
+import statistics, sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
+print("\nclients | TPS drivebench | TPS sysbench | ratio | p99 ms drivebench | p99 ms sysbench | CPU-s/1000 tx drivebench | CPU-s/1000 tx sysbench")
+for c in sorted({r[1] for r in rows}, key=int):
+    def med(tool, i):
+        return statistics.median(float(r[i]) for r in rows if r[0] == tool and r[1] == c)
+    d, s = med("drivebench", 2), med("sysbench", 2)
+    print(f"{c} | {d:.1f} | {s:.1f} | {d / s:.3f} | {med('drivebench', 3):.2f} | {med('sysbench', 3):.2f} | {med('drivebench', 4):.3f} | {med('sysbench', 4):.3f}")
+PY

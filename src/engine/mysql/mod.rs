@@ -1,0 +1,267 @@
+//! MySQL and MariaDB through mysql_async: one connection per virtual client held for the whole
+//! run, server-side prepared statements prepared once per connection, BEGIN/COMMIT/ROLLBACK over
+//! the text protocol. Errors are classified by code: 1213 deadlock, 1205 lock wait timeout and
+//! 1020 record changed are retryable; a lost connection means reconnect; the rest is fatal.
+
+mod config;
+
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Opts, OptsBuilder, Params, Statement};
+
+pub use config::MysqlConfig;
+
+use super::{Connector, EngineError, ErrorClass, Execution, Rows, Session, StmtId, Value};
+
+/// The database drivebench creates and uses on every MySQL/MariaDB instance.
+pub const DATABASE: &str = "sbtest";
+
+pub struct MysqlConnector {
+    opts: Opts,
+    version: String,
+}
+
+impl MysqlConnector {
+    /// Connect once to `url` (with `password`, never logged), create the database if absent,
+    /// and remember the server version. `statements` sizes the per-connection cache.
+    pub async fn new(
+        url: &str,
+        password: Option<&str>,
+        statements: usize,
+    ) -> Result<Self, EngineError> {
+        let base = Opts::from_url(url)
+            .map_err(|e| EngineError::fatal("URL", format!("invalid url: {e}")))?;
+        let db = base
+            .db_name()
+            .map(str::to_string)
+            .unwrap_or_else(|| DATABASE.to_string());
+        let admin = OptsBuilder::from_opts(base.clone())
+            .pass(password.map(str::to_string))
+            .db_name(None::<String>);
+        let mut conn = Conn::new(admin.clone())
+            .await
+            .map_err(classify)
+            .map_err(|e| e.during("connect"))?;
+        conn.query_drop(format!(
+            "CREATE DATABASE IF NOT EXISTS `{}`",
+            db.replace('`', "``")
+        ))
+        .await
+        .map_err(classify)
+        .map_err(|e| e.during("create database"))?;
+        let version: Option<String> = conn
+            .query_first("SELECT VERSION()")
+            .await
+            .map_err(classify)?;
+        let _ = conn.disconnect().await;
+        let opts = admin
+            .db_name(Some(db))
+            .stmt_cache_size(statements + 16)
+            .prefer_socket(false)
+            .into();
+        Ok(MysqlConnector {
+            opts,
+            version: version.unwrap_or_default(),
+        })
+    }
+
+    /// Server variables worth recording with the results.
+    pub async fn variables(&self, names: &[&str]) -> Result<Vec<(String, String)>, EngineError> {
+        let mut conn = Conn::new(self.opts.clone()).await.map_err(classify)?;
+        let mut out = Vec::new();
+        for name in names {
+            let v: Option<(String, String)> = conn
+                .query_first(format!("SHOW GLOBAL VARIABLES LIKE '{name}'"))
+                .await
+                .map_err(classify)?;
+            if let Some(v) = v {
+                out.push(v);
+            }
+        }
+        let _ = conn.disconnect().await;
+        Ok(out)
+    }
+}
+
+impl Connector for MysqlConnector {
+    type Session = MysqlSession;
+
+    async fn connect(&self) -> Result<MysqlSession, EngineError> {
+        let conn = Conn::new(self.opts.clone()).await.map_err(classify)?;
+        Ok(MysqlSession {
+            conn,
+            stmts: Vec::new(),
+        })
+    }
+
+    fn execution(&self) -> Execution {
+        Execution::Async
+    }
+
+    fn version(&self) -> String {
+        if self.version.contains("MariaDB") {
+            format!("MariaDB {}", self.version)
+        } else {
+            format!("MySQL {}", self.version)
+        }
+    }
+}
+
+/// A prepared statement, or transaction control sent as text.
+enum Prepared {
+    Server(Statement),
+    Text(String),
+}
+
+pub struct MysqlSession {
+    conn: Conn,
+    stmts: Vec<Prepared>,
+}
+
+fn to_params(params: &[Value]) -> Params {
+    if params.is_empty() {
+        return Params::Empty;
+    }
+    Params::Positional(
+        params
+            .iter()
+            .map(|v| match v {
+                Value::Null => mysql_async::Value::NULL,
+                Value::Int(i) => mysql_async::Value::Int(*i),
+                Value::Float(f) => mysql_async::Value::Double(*f),
+                Value::Text(s) => mysql_async::Value::Bytes(s.as_bytes().to_vec()),
+            })
+            .collect(),
+    )
+}
+
+fn from_value(v: &mysql_async::Value) -> Value {
+    use mysql_async::Value as M;
+    match v {
+        M::NULL => Value::Null,
+        M::Int(i) => Value::Int(*i),
+        M::UInt(u) => Value::Int(*u as i64),
+        M::Float(f) => Value::Float(f64::from(*f)),
+        M::Double(f) => Value::Float(*f),
+        M::Bytes(b) => Value::Text(String::from_utf8_lossy(b).into_owned()),
+        other => Value::Text(other.as_sql(true)),
+    }
+}
+
+fn is_transaction_control(sql: &str) -> bool {
+    let head = sql
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    matches!(head.as_str(), "BEGIN" | "COMMIT" | "ROLLBACK" | "START")
+}
+
+impl MysqlSession {
+    fn stmt(&self, id: StmtId) -> Result<&Prepared, EngineError> {
+        self.stmts.get(id).ok_or_else(|| {
+            EngineError::fatal("DRIVEBENCH", format!("statement {id} was never prepared"))
+        })
+    }
+}
+
+impl Session for MysqlSession {
+    async fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
+        let p = if is_transaction_control(sql) {
+            Prepared::Text(sql.to_string())
+        } else {
+            Prepared::Server(self.conn.prep(sql).await.map_err(classify)?)
+        };
+        self.stmts.push(p);
+        Ok(self.stmts.len() - 1)
+    }
+
+    async fn execute(&mut self, stmt: StmtId, params: &[Value]) -> Result<u64, EngineError> {
+        match self.stmt(stmt)? {
+            Prepared::Text(sql) => {
+                let sql = sql.clone();
+                self.conn.query_drop(sql).await.map_err(classify)?;
+            }
+            Prepared::Server(s) => {
+                let s = s.clone();
+                self.conn
+                    .exec_drop(&s, to_params(params))
+                    .await
+                    .map_err(classify)?;
+            }
+        }
+        Ok(self.conn.affected_rows())
+    }
+
+    async fn query(
+        &mut self,
+        stmt: StmtId,
+        params: &[Value],
+        rows: &mut Rows,
+    ) -> Result<(), EngineError> {
+        rows.values.clear();
+        rows.columns = 0;
+        let Prepared::Server(s) = self.stmt(stmt)? else {
+            return Err(EngineError::fatal(
+                "DRIVEBENCH",
+                "transaction control statements return no rows",
+            ));
+        };
+        let s = s.clone();
+        let mut result = self
+            .conn
+            .exec_iter(&s, to_params(params))
+            .await
+            .map_err(classify)?;
+        let mut columns = 0;
+        let values = &mut rows.values;
+        result
+            .for_each(|row| {
+                columns = row.len();
+                for i in 0..row.len() {
+                    values.push(row.as_ref(i).map(from_value).unwrap_or(Value::Null));
+                }
+            })
+            .await
+            .map_err(classify)?;
+        rows.columns = columns;
+        Ok(())
+    }
+
+    async fn execute_text(&mut self, sql: &str) -> Result<u64, EngineError> {
+        self.conn.query_drop(sql).await.map_err(classify)?;
+        Ok(self.conn.affected_rows())
+    }
+}
+
+/// Server error codes that roll back and re-run the transaction (sysbench's ignore list).
+pub const RETRYABLE_CODES: [u16; 3] = [1213, 1205, 1020];
+/// Client-side "connection lost" codes, for messages and tests.
+pub const RECONNECT_CODES: [u16; 4] = [2006, 2013, 2055, 2011];
+
+fn classify(e: mysql_async::Error) -> EngineError {
+    match e {
+        mysql_async::Error::Server(s) => EngineError {
+            class: if RETRYABLE_CODES.contains(&s.code) {
+                ErrorClass::Retryable
+            } else {
+                ErrorClass::Fatal
+            },
+            code: s.code.to_string(),
+            message: s.message,
+            context: None,
+        },
+        mysql_async::Error::Io(io) => EngineError {
+            class: ErrorClass::Reconnect,
+            code: "2013".into(),
+            message: format!("lost connection: {io}"),
+            context: None,
+        },
+        mysql_async::Error::Driver(mysql_async::DriverError::ConnectionClosed) => EngineError {
+            class: ErrorClass::Reconnect,
+            code: "2006".into(),
+            message: "server has gone away".into(),
+            context: None,
+        },
+        other => EngineError::fatal("CLIENT", other.to_string()),
+    }
+}

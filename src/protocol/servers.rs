@@ -1,0 +1,206 @@
+//! Server engines (MariaDB, MySQL): start the private instances on the target (or attach to an
+//! external server), connect, run the generic protocol, then stop every instance we started —
+//! on success, failure and interruption alike — and remove its data unless `keep_data`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{Ending, run_with};
+use crate::engine::EngineConfig;
+use crate::engine::mysql::{MysqlConfig, MysqlConnector};
+use crate::provision::mariadb::{MariadbInstance, MariadbSettings};
+use crate::report::RunDir;
+use crate::report::live::Console;
+use crate::report::result::RunReport;
+use crate::scenario::Plan;
+use crate::scenario::plan::{PlanInstance, Provision};
+use crate::workload::sysbench::Sysbench;
+
+/// How long a private server may take to accept connections.
+const START_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Variables recorded with each instance's results.
+const KEY_VARIABLES: [&str; 9] = [
+    "innodb_buffer_pool_size",
+    "innodb_log_file_size",
+    "innodb_flush_log_at_trx_commit",
+    "innodb_flush_method",
+    "innodb_io_capacity",
+    "max_connections",
+    "max_prepared_stmt_count",
+    "table_open_cache",
+    "version",
+];
+
+/// The password of an external instance, from `password_env` or `password_file`.
+pub fn password(inst: &PlanInstance) -> Result<Option<String>, String> {
+    if let Some(var) = &inst.password_env {
+        return std::env::var(var)
+            .map(Some)
+            .map_err(|_| format!("instance {}: password_env {var} is not set", inst.name));
+    }
+    if let Some(file) = &inst.password_file {
+        return std::fs::read_to_string(file)
+            .map(|s| Some(s.trim_end_matches(['\n', '\r']).to_string()))
+            .map_err(|e| format!("instance {}: password_file {file}: {e}", inst.name));
+    }
+    Ok(None)
+}
+
+/// Server settings for a private instance sized from the plan.
+fn settings(plan: &Plan, config: &MysqlConfig, statements_per_client: usize) -> MariadbSettings {
+    let clients = u64::from(plan.workload.clients);
+    let tables = u64::from(plan.workload.sysbench.tables);
+    MariadbSettings {
+        server_bin: config.server_bin.as_ref().map(PathBuf::from),
+        buffer_pool_bytes: config.buffer_pool_bytes,
+        log_file_size_bytes: config.log_file_size_bytes,
+        flush_log_at_trx_commit: config.flush_log_at_trx_commit,
+        flush_method: config.flush_method.clone(),
+        io_capacity: config.io_capacity,
+        extra: config.extra.clone(),
+        // clients + loaders + a few for us
+        max_connections: (clients + 64).min(100_000) as u32,
+        max_prepared_stmt_count: (clients * statements_per_client as u64 * 11 / 10 + 1024)
+            .min(1_048_576),
+        table_open_cache: (tables * clients.min(64) + 400).min(524_288) as u32,
+    }
+}
+
+pub async fn run(
+    plan: &Plan,
+    report: &mut RunReport,
+    dir: &mut RunDir,
+    console: &Console,
+    cancel: &CancellationToken,
+) -> Ending {
+    let engine = plan.instances[0].engine;
+    let statements = Sysbench::new(plan.workload.sysbench.clone(), engine).statements_per_client();
+    let target = PathBuf::from(&plan.target_path);
+    let mut servers: Vec<(usize, MariadbInstance)> = Vec::new();
+    let mut starts = Vec::new();
+    for (i, inst) in plan.instances.iter().enumerate() {
+        if inst.provision != Provision::Local {
+            continue;
+        }
+        let EngineConfig::Mysql(config) = &inst.config else {
+            return Ending::Failed(format!(
+                "instance {}: not a MySQL/MariaDB configuration",
+                inst.name
+            ));
+        };
+        let (name, dir, s) = (
+            inst.name.clone(),
+            target.join(&inst.name),
+            settings(plan, config, statements),
+        );
+        console.line(&format!("starting {name} in {}", dir.display()));
+        starts.push((
+            i,
+            tokio::task::spawn_blocking(move || {
+                MariadbInstance::start(&name, &dir, &s, START_TIMEOUT)
+            }),
+        ));
+    }
+    let mut failure = None;
+    for (i, h) in starts {
+        match h.await {
+            Ok(Ok(server)) => {
+                console.line(&format!(
+                    "{} ready on 127.0.0.1:{} (pid {})",
+                    plan.instances[i].name,
+                    server.port(),
+                    server.pid()
+                ));
+                servers.push((i, server));
+            }
+            Ok(Err(e)) => {
+                failure.get_or_insert(format!("instance {}: {e}", plan.instances[i].name));
+            }
+            Err(e) => {
+                failure.get_or_insert(format!(
+                    "instance {}: start panicked: {e}",
+                    plan.instances[i].name
+                ));
+            }
+        }
+    }
+    let ending = match failure {
+        Some(f) => Ending::Failed(f),
+        None if cancel.is_cancelled() => Ending::Interrupted,
+        None => connect_and_run(plan, &servers, statements, report, dir, console, cancel).await,
+    };
+    teardown(plan, servers, console).await;
+    ending
+}
+
+async fn connect_and_run(
+    plan: &Plan,
+    servers: &[(usize, MariadbInstance)],
+    statements: usize,
+    report: &mut RunReport,
+    dir: &mut RunDir,
+    console: &Console,
+    cancel: &CancellationToken,
+) -> Ending {
+    let mut connectors = Vec::new();
+    let mut variables = Vec::new();
+    for (i, inst) in plan.instances.iter().enumerate() {
+        let (url, password) = match servers.iter().find(|(j, _)| *j == i) {
+            Some((_, server)) => (server.url(), None),
+            None => match password(inst) {
+                Ok(p) => (inst.url.clone().unwrap_or_default(), p),
+                Err(e) => return Ending::Failed(e),
+            },
+        };
+        let connector = match MysqlConnector::new(&url, password.as_deref(), statements).await {
+            Ok(c) => c,
+            Err(e) => return Ending::Failed(format!("instance {}: {e}", inst.name)),
+        };
+        let vars: BTreeMap<String, String> = connector
+            .variables(&KEY_VARIABLES)
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        variables.push(vars);
+        connectors.push(Arc::new(connector));
+    }
+    run_with(plan, connectors, variables, report, dir, console, cancel).await
+}
+
+/// Stop (or leave running) every instance we started; remove data unless `keep_data`.
+async fn teardown(plan: &Plan, servers: Vec<(usize, MariadbInstance)>, console: &Console) {
+    let mut stops = Vec::new();
+    for (i, mut server) in servers {
+        let inst = plan.instances[i].clone();
+        if inst.keep_running {
+            console.line(&format!("{} left running: {}", inst.name, server.detach()));
+            continue;
+        }
+        let data = Path::new(&plan.target_path).join(&inst.name);
+        stops.push(tokio::task::spawn_blocking(move || {
+            let stopped = server.stop();
+            let removed = if inst.keep_data || stopped.is_err() {
+                Ok(())
+            } else {
+                std::fs::remove_dir_all(&data)
+            };
+            (inst.name, stopped, removed)
+        }));
+    }
+    for h in stops {
+        match h.await {
+            Ok((name, Err(e), _)) => console.line(&format!("warning: {name}: {e}")),
+            Ok((name, Ok(()), Err(e))) => {
+                console.line(&format!("warning: {name}: cannot remove its data: {e}"))
+            }
+            Ok((name, Ok(()), Ok(()))) => tracing::info!("{name} stopped"),
+            Err(e) => console.line(&format!("warning: stopping a server panicked: {e}")),
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! One attempt to start a configured instance: spawn the server in its own process group with
+//! its output appended to the error log, and poll until it greets a TCP client, exits, or runs
+//! out of time.
+
+use std::fs::OpenOptions;
+use std::io::Read;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::config::Layout;
+use super::init;
+use super::locate::Server;
+use super::{ABANDON_GRACE, MariadbInstance, State};
+use crate::provision::error::{log_len, log_tail};
+use crate::provision::{POLL_INTERVAL, ProvisionError, register, unregister};
+
+/// Bound on one readiness probe (TCP connect, then reading the server's greeting).
+const PROBE_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// One attempt to start the server on `port`.
+pub struct Launch<'a> {
+    pub name: &'a str,
+    pub layout: &'a Layout,
+    pub server: &'a Server,
+    pub port: u16,
+    pub reused_data: bool,
+}
+
+impl Launch<'_> {
+    pub fn run(
+        self,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<MariadbInstance, ProvisionError> {
+        let log = &self.layout.error_log;
+        let log_from = log_len(log);
+        let output = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .map_err(ProvisionError::io("open", log))?;
+        let stderr = output
+            .try_clone()
+            .map_err(ProvisionError::io("open", log))?;
+        let mut command = Command::new(&self.server.path);
+        command.arg(format!("--defaults-file={}", self.layout.config.display()));
+        if rustix::process::getuid().is_root() {
+            // mariadbd and mysqld refuse to run as root unless told to.
+            command.arg("--user=root");
+        }
+        let started = Instant::now();
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(output)
+            .stderr(stderr)
+            .process_group(0)
+            .spawn()
+            .map_err(|source| ProvisionError::Spawn {
+                program: self.server.path.clone(),
+                source,
+            })?;
+        let pid = child.id();
+        register(pid);
+        // From here on, dropping `instance` stops the server.
+        let mut instance = MariadbInstance {
+            name: self.name.to_string(),
+            layout: self.layout.clone(),
+            server: self.server.clone(),
+            child,
+            pid,
+            port: self.port,
+            reused_data: self.reused_data,
+            state: State::Running,
+        };
+        loop {
+            if let Ok(Some(status)) = instance.child.try_wait() {
+                instance.state = State::Stopped;
+                unregister(pid);
+                init::remove_runtime_files(self.layout);
+                return Err(ProvisionError::StartFailed {
+                    server: self.server.path.clone(),
+                    status: status.to_string(),
+                    log: log.clone(),
+                    log_tail: log_tail(log, log_from),
+                });
+            }
+            if self.layout.socket.exists() && greets(self.port) {
+                tracing::info!(name = self.name, pid, port = self.port, elapsed = ?started.elapsed(), "server ready");
+                return Ok(instance);
+            }
+            if Instant::now() >= deadline {
+                if let Err(err) = instance.stop_within(ABANDON_GRACE) {
+                    tracing::warn!(name = self.name, "{err}");
+                }
+                return Err(ProvisionError::NotReady {
+                    server: self.server.path.clone(),
+                    pid,
+                    port: self.port,
+                    timeout,
+                    log: log.clone(),
+                    log_tail: log_tail(log, log_from),
+                });
+            }
+            std::thread::sleep(POLL_INTERVAL);
+        }
+    }
+}
+
+/// A port on 127.0.0.1 that nothing listens on right now (never 3306).
+pub fn free_port() -> Result<u16, ProvisionError> {
+    loop {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .map_err(|source| ProvisionError::NoFreePort { source })?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| ProvisionError::NoFreePort { source })?
+            .port();
+        if port != 3306 {
+            return Ok(port);
+        }
+    }
+}
+
+/// Whether a MySQL-protocol server accepts connections on `port`: it sends its greeting
+/// (protocol 10) or an error packet (e.g. too many connections) as soon as it accepts one.
+pub fn greets(port: u16) -> bool {
+    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let Ok(mut stream) = TcpStream::connect_timeout(&address, PROBE_TIMEOUT) else {
+        return false;
+    };
+    let mut head = [0u8; 5];
+    stream.set_read_timeout(Some(PROBE_TIMEOUT)).is_ok()
+        && stream.read_exact(&mut head).is_ok()
+        && matches!(head[4], 10 | 0xff)
+}

@@ -1,0 +1,310 @@
+//! Against real MariaDB servers that the tests start themselves (private instances on
+//! temporary directories, ports of their own): provisioning lifecycle, side-by-side instances,
+//! external mode, deadlocks under contention, a server killed mid-phase, and Ctrl-C.
+//! .ci/run installs mariadb-server when it is missing.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{bin, read_json, root, text};
+
+/// PIDs of mariadbd/mysqld processes whose command line mentions `dir`.
+fn servers_under(dir: &Path) -> Vec<u32> {
+    let needle = dir.display().to_string();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if (cmd.contains("mariadbd") || cmd.contains("mysqld")) && cmd.contains(&needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+struct Run {
+    tmp: tempfile::TempDir,
+}
+
+impl Run {
+    fn new() -> Self {
+        Run {
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn out(&self) -> std::path::PathBuf {
+        self.tmp.path().join("run")
+    }
+    fn target(&self) -> std::path::PathBuf {
+        self.tmp.path().join("target")
+    }
+    fn command(&self, scenario: &str, time_scale: &str, sets: &[&str]) -> std::process::Command {
+        let mut cmd = bin();
+        cmd.args(["run", scenario, "--quiet", "--time-scale", time_scale]);
+        cmd.arg("--out")
+            .arg(self.out())
+            .arg("--target")
+            .arg(self.target());
+        for s in sets {
+            cmd.args(["--set", s]);
+        }
+        cmd.current_dir(root());
+        cmd
+    }
+    fn run(&self, sets: &[&str]) -> (std::process::Output, serde_json::Value) {
+        let out = self
+            .command("scenarios/ci-sysbench-mariadb.toml", "0.2", sets)
+            .output()
+            .unwrap();
+        let path = self.out().join("result.json");
+        let result = if path.exists() {
+            read_json(&path)
+        } else {
+            serde_json::Value::Null
+        };
+        (out, result)
+    }
+}
+
+#[test]
+fn a_private_instance_runs_the_protocol_and_leaves_nothing_behind() {
+    let r = Run::new();
+    let (out, result) = r.run(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(result["complete"], true);
+    let inst = &result["instances"][0];
+    assert!(
+        inst["version"].as_str().unwrap().contains("MariaDB"),
+        "{inst}"
+    );
+    assert_eq!(inst["variables"]["innodb_buffer_pool_size"], "134217728");
+    assert!(inst["load"]["rows_per_s"].as_f64().unwrap() > 0.0);
+    let s = &result["phases"][1]["summary"];
+    let tx = s["transactions"].as_u64().unwrap();
+    assert!(tx > 100, "{s}");
+    assert_eq!(s["queries"]["reads"].as_u64().unwrap(), tx * 14);
+    assert!(
+        servers_under(&r.target()).is_empty(),
+        "no server left running"
+    );
+    assert!(
+        !r.target().join("mariadb-1").exists(),
+        "data removed (keep_data = false)"
+    );
+}
+
+#[test]
+fn two_instances_side_by_side_keep_their_data_when_asked() {
+    let r = Run::new();
+    let (out, result) = r.run(&[
+        "instance.0.count=2",
+        "instance.0.keep_data=true",
+        "workload.clients=4",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let per = result["phases"][1]["per_instance"].as_array().unwrap();
+    assert_eq!(per.len(), 2);
+    assert!(
+        per.iter()
+            .all(|p| p["summary"]["transactions"].as_u64().unwrap() > 0)
+    );
+    assert!(r.target().join("mariadb-1").exists() && r.target().join("mariadb-2").exists());
+    assert!(servers_under(&r.target()).is_empty());
+}
+
+#[test]
+fn an_external_server_is_used_as_it_is() {
+    use drivebench::provision::mariadb::{MariadbInstance, MariadbSettings};
+    let tmp = tempfile::tempdir().unwrap();
+    let settings = MariadbSettings {
+        server_bin: None,
+        buffer_pool_bytes: 64 << 20,
+        log_file_size_bytes: None,
+        flush_log_at_trx_commit: Some(2),
+        flush_method: None,
+        io_capacity: None,
+        extra: Default::default(),
+        max_connections: 200,
+        max_prepared_stmt_count: 100_000,
+        table_open_cache: 400,
+    };
+    let server = MariadbInstance::start(
+        "external",
+        &tmp.path().join("srv"),
+        &settings,
+        Duration::from_secs(120),
+    )
+    .unwrap();
+    let r = Run::new();
+    let url = format!(
+        "instance.0.url=\"mysql://root@127.0.0.1:{}/drivebench_ext\"",
+        server.port()
+    );
+    let (out, result) = r.run(&["instance.0.provision=external", &url]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        result["phases"][1]["summary"]["transactions"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    // the database was created and the server is still ours to stop
+    assert_eq!(
+        result["plan"]["instances"][0]["url"],
+        format!("mysql://root@127.0.0.1:{}/drivebench_ext", server.port())
+    );
+    drop(server);
+}
+
+#[test]
+fn deadlocks_under_contention_are_retried_and_counted() {
+    let r = Run::new();
+    let (out, result) = r.run(&[
+        "workload.tables=1",
+        "workload.table_size=10",
+        "workload.clients=16",
+        "workload.range_size=5",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let phases = result["phases"].as_array().unwrap();
+    let errors: u64 = phases
+        .iter()
+        .map(|p| p["summary"]["errors"].as_u64().unwrap())
+        .sum();
+    let codes: Vec<String> = phases
+        .iter()
+        .flat_map(|p| {
+            p["summary"]["errors_by_code"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["code"].as_str().unwrap().to_string())
+        })
+        .collect();
+    assert!(errors > 0, "16 clients on 10 rows deadlock");
+    assert!(
+        codes
+            .iter()
+            .all(|c| c == "1213" || c == "1205" || c == "1020"),
+        "{codes:?}"
+    );
+    assert!(phases[1]["summary"]["transactions"].as_u64().unwrap() > 0);
+    assert!(phases[1]["summary"]["retries"].as_u64().unwrap() > 0);
+}
+
+fn wait_for_lines(path: &Path, n: usize, limit: Duration) {
+    let start = Instant::now();
+    while std::fs::read_to_string(path)
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+        < n
+    {
+        assert!(
+            start.elapsed() < limit,
+            "{} did not reach {n} lines",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(start.elapsed() < limit, "still running after {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results() {
+    let r = Run::new();
+    let mut child = r
+        .command(
+            "scenarios/ci-sysbench-mariadb.toml",
+            "1",
+            &["report_interval=1s"],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&r.out().join("series.csv"), 3, Duration::from_secs(120));
+    let pids = servers_under(&r.target());
+    assert_eq!(pids.len(), 1, "one private server");
+    let killed = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-KILL", &pids[0].to_string()])
+        .status()
+        .unwrap();
+    let status = wait_exit(&mut child, Duration::from_secs(15));
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "exit 1 after {:?}",
+        killed.elapsed()
+    );
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(
+        err.contains("mariadb-1") && err.contains("lost connection"),
+        "{err}"
+    );
+    let result = read_json(&r.out().join("result.json"));
+    assert_eq!(result["complete"], false);
+    assert_eq!(result["status"], "failed");
+    assert!(
+        result["phases"][0]["summary"]["transactions"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(servers_under(&r.target()).is_empty());
+}
+
+#[test]
+fn ctrl_c_stops_the_server_and_keeps_partial_results() {
+    let r = Run::new();
+    let mut child = r
+        .command(
+            "scenarios/ci-sysbench-mariadb.toml",
+            "1",
+            &["report_interval=1s"],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&r.out().join("series.csv"), 3, Duration::from_secs(120));
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = wait_exit(&mut child, Duration::from_secs(60));
+    assert_eq!(status.code(), Some(130));
+    let result = read_json(&r.out().join("result.json"));
+    assert_eq!(result["status"], "interrupted");
+    assert!(
+        servers_under(&r.target()).is_empty(),
+        "no server left after Ctrl-C"
+    );
+}
+
+#[test]
+fn a_failed_load_still_stops_the_server() {
+    let r = Run::new();
+    let (out, result) = r.run(&["workload.prepare=never"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(result["status"], "failed");
+    assert!(servers_under(&r.target()).is_empty());
+}
