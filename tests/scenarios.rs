@@ -136,3 +136,57 @@ fn the_review_protocol_plans_as_a_three_hour_timeline() {
     );
     assert!(s.contains("1,000,000,000 rows per instance"), "{s}");
 }
+
+#[test]
+fn the_review_mysql_protocol_plans_with_its_regime_and_is_refused_here() {
+    let out = run(&["plan", "scenarios/storagereview-sysbench-mysql.toml"]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        s.contains("mysql-1 (local), mysql-2 (local), mysql-3 (local), mysql-4 (local)"),
+        "{s}"
+    );
+    assert!(s.contains("+2h") && s.contains("+3h"), "{s}");
+    assert!(
+        s.contains("8.3x the 24.0 GiB buffer pool: I/O-bound"),
+        "{s}"
+    );
+    // 4 x 24 GiB of buffer pool cannot fit in this machine's memory: run refuses before starting
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(&[
+        "run",
+        "scenarios/storagereview-sysbench-mysql.toml",
+        "--set",
+        "workload.table_size=1000",
+        "--out",
+        tmp.path().join("run").to_str().unwrap(),
+        "--target",
+        tmp.path().join("t").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("of buffer pool need"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!tmp.path().join("run").exists());
+}
+
+#[test]
+fn a_missing_password_variable_is_invalid_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(&[
+        "run",
+        "scenarios/ci-sysbench-mariadb.toml",
+        "--set",
+        "instance.0.provision=external",
+        "--set",
+        "instance.0.url=\"mysql://bench@127.0.0.1:1/sbtest\"",
+        "--set",
+        "instance.0.password_env=DRIVEBENCH_TEST_UNSET_PASSWORD",
+        "--out",
+        tmp.path().join("run").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("password_env DRIVEBENCH_TEST_UNSET_PASSWORD is not set"));
+}

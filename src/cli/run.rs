@@ -42,6 +42,14 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
     for inst in &plan.instances {
         crate::protocol::servers::password(inst).map_err(CliError::Invalid)?;
     }
+    let findings = preflight::check(&plan);
+    if let Some(f) = findings.iter().find(|f| f.level == preflight::Level::Error) {
+        return Err(CliError::Invalid(format!(
+            "preflight: {}",
+            f.message.replace("; `run` would refuse", "")
+        )));
+    }
+    preflight::raise_open_files(&plan);
     let needed = preflight::needed_bytes(&plan);
     let target_info = crate::target::prepare(Path::new(&plan.target_path), needed)
         .map_err(|e| CliError::Invalid(e.to_string()))?;
@@ -59,7 +67,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         plan.name,
         out.display()
     ));
-    for f in preflight::check(&plan) {
+    for f in findings {
         if f.level != preflight::Level::Ok {
             console.line(&format!("{}: {}", f.level.as_str(), f.message));
         }

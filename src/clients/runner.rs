@@ -29,6 +29,7 @@ where
         Execution::DedicatedThread => {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_time()
+                .enable_io()
                 .build()?;
             std::thread::Builder::new()
                 .name(name)

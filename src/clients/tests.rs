@@ -58,6 +58,14 @@ impl Session for FakeSession {
     async fn execute_text(&mut self, _sql: &str) -> Result<u64, EngineError> {
         Ok(0)
     }
+    async fn bulk_load(
+        &mut self,
+        _t: &str,
+        _c: &[&str],
+        _rows: &[Value],
+    ) -> Result<bool, EngineError> {
+        Ok(false)
+    }
 }
 
 impl Connector for FakeConnector {

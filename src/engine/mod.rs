@@ -24,21 +24,53 @@ pub enum Value {
     Text(String),
 }
 
-/// Rows fetched by `Session::query`, row-major; cleared by each query.
-#[derive(Debug, Default)]
+/// Rows fetched by `Session::query`, row-major; cleared by each query. Every row is always
+/// received and decoded by the driver; `keep_values = false` only skips copying the values
+/// into ours (a workload that reads nothing back, like sysbench, counts rows).
+#[derive(Debug)]
 pub struct Rows {
     pub columns: usize,
     pub values: Vec<Value>,
+    /// Rows fetched by the last query.
+    pub fetched: usize,
+    pub keep_values: bool,
+}
+
+impl Default for Rows {
+    fn default() -> Self {
+        Rows {
+            columns: 0,
+            values: Vec::new(),
+            fetched: 0,
+            keep_values: true,
+        }
+    }
 }
 
 impl Rows {
+    /// Rows that are fetched and counted but whose values are not kept.
+    pub fn counting() -> Self {
+        Rows {
+            keep_values: false,
+            ..Rows::default()
+        }
+    }
+    /// Start a new result.
+    pub fn reset(&mut self, columns: usize) {
+        self.columns = columns;
+        self.values.clear();
+        self.fetched = 0;
+    }
     pub fn len(&self) -> usize {
-        self.values.len().checked_div(self.columns).unwrap_or(0)
+        self.fetched
     }
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.fetched == 0
     }
     pub fn get(&self, row: usize, col: usize) -> Option<&Value> {
+        if col >= self.columns {
+            return None;
+        }
         self.values.get(row * self.columns + col)
     }
 }
@@ -118,6 +150,15 @@ pub trait Session: Send + 'static {
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
     /// Run plain SQL text without preparing it (DDL, sysbench's text inserts).
     fn execute_text(&mut self, sql: &str) -> impl Future<Output = Result<u64, EngineError>> + Send;
+    /// Append `rows` (row-major, `columns.len()` values per row) to `table` through the engine's
+    /// bulk path, committed. `Ok(false)`: this engine or server has none; nothing was written and
+    /// the caller uses multi-row INSERT.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Value],
+    ) -> impl Future<Output = Result<bool, EngineError>> + Send;
 }
 
 /// Opens sessions to one instance.

@@ -5,8 +5,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::engine::EngineConfig;
 use crate::scenario::Plan;
-use crate::scenario::plan::{EngineKind, SysbenchTest};
+use crate::scenario::plan::{EngineKind, Provision, SysbenchTest};
 use crate::target::{self, format_bytes};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -114,6 +115,8 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
         out.push(finding(Level::Note, format!("time scale {}: every duration is multiplied by it; figures are not comparable with a full-length run", plan.time_scale)));
     }
     let host = crate::report::host::host_info();
+    server_findings(plan, host.memory_bytes, &mut out);
+    open_files(plan, &mut out);
     if let Some(mem) = host.memory_bytes
         && plan.estimates.client_memory_bytes > mem / 2
     {
@@ -127,4 +130,100 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
         ));
     }
     out
+}
+
+/// Buffer pool against the dataset (which regime the run measures) and against host memory.
+fn server_findings(plan: &Plan, memory: Option<u64>, out: &mut Vec<Finding>) {
+    let local: Vec<_> = plan
+        .instances
+        .iter()
+        .filter(|i| i.provision == Provision::Local)
+        .collect();
+    let pools: Vec<u64> = local
+        .iter()
+        .filter_map(|i| match &i.config {
+            EngineConfig::Mysql(c) => Some(c.buffer_pool_bytes),
+            EngineConfig::Sqlite(_) => None,
+        })
+        .collect();
+    let Some(&pool) = pools.first() else {
+        return;
+    };
+    let data = plan.estimates.data_bytes_per_instance;
+    let ratio = data as f64 / pool.max(1) as f64;
+    let regime = if ratio >= 3.0 {
+        "I/O-bound: most reads miss the buffer pool and reach the drive (the reviews keep about 10x)"
+    } else if ratio > 1.0 {
+        "partly cached: the drive sees the misses and the writes"
+    } else {
+        "cache-bound: the data fits in the buffer pool, so the drive sees mostly log and page writes"
+    };
+    out.push(finding(
+        Level::Note,
+        format!(
+            "dataset {} per instance is {ratio:.1}x the {} buffer pool: {regime}",
+            format_bytes(data),
+            format_bytes(pool)
+        ),
+    ));
+    let total: u64 = pools.iter().sum();
+    if let Some(mem) = memory
+        && total > mem
+    {
+        out.push(finding(
+            Level::Error,
+            format!(
+                "{} instance(s) with {} of buffer pool need {} of memory but this host has {}; `run` would refuse",
+                pools.len(),
+                format_bytes(pool),
+                format_bytes(total),
+                format_bytes(mem)
+            ),
+        ));
+    }
+}
+
+/// Connections we hold need file descriptors: the open-files limit must cover them.
+fn open_files(plan: &Plan, out: &mut Vec<Finding>) {
+    if !plan.instances.iter().any(|i| i.engine.is_server()) {
+        return;
+    }
+    let need = needed_files(plan);
+    let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    let (soft, hard) = (
+        lim.current.unwrap_or(u64::MAX),
+        lim.maximum.unwrap_or(u64::MAX),
+    );
+    if need > hard {
+        out.push(finding(
+            Level::Error,
+            format!("{need} connections need more open files than the hard limit {hard} (raise it with ulimit -Hn or limits.conf); `run` would refuse"),
+        ));
+    } else if need > soft {
+        out.push(finding(
+            Level::Note,
+            format!(
+                "the open-files limit will be raised from {soft} to {hard} for {need} connections"
+            ),
+        ));
+    }
+}
+
+/// File descriptors the client side needs: one per connection plus headroom.
+pub fn needed_files(plan: &Plan) -> u64 {
+    u64::from(plan.workload.clients) * plan.instances.len() as u64 + 256
+}
+
+/// Raise the soft open-files limit to the hard one when the run needs more than the soft.
+pub fn raise_open_files(plan: &Plan) {
+    let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    if lim.current.is_some_and(|soft| soft < needed_files(plan)) {
+        let raised = rustix::process::Rlimit {
+            current: lim.maximum,
+            maximum: lim.maximum,
+        };
+        if let Err(e) = rustix::process::setrlimit(rustix::process::Resource::Nofile, raised) {
+            tracing::warn!("cannot raise the open-files limit: {e}");
+        }
+    }
 }

@@ -275,11 +275,8 @@ fn check_url(url: &str, key: &KeyPath) -> Result<(), Invalid> {
             "must not contain a password; use password_env or password_file",
         ));
     }
-    if authority
-        .trim_start_matches(|c| c != '@')
-        .trim_start_matches('@')
-        .is_empty()
-    {
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if host.is_empty() {
         return Err(Invalid::new(key.clone(), format!("no host in {url:?}")));
     }
     Ok(())
@@ -454,6 +451,37 @@ impl SysbenchOptions {
             0
         } else {
             u64::from(self.tables) * u64::from(self.table_size)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn external_urls_carry_no_password() {
+        let key = KeyPath::root().key("url");
+        for ok in [
+            "mysql://root@127.0.0.1:3306/sbtest",
+            "mysql://bench@db1/sbtest",
+            "mysql://db1:3307",
+        ] {
+            assert!(check_url(ok, &key).is_ok(), "{ok}");
+        }
+        let cases = [
+            (
+                "mysql://root:secret@db1/sbtest",
+                "must not contain a password",
+            ),
+            ("postgres://db1/x", "expected mysql://"),
+            ("mysql:///sbtest", "no host"),
+        ];
+        for (url, msg) in cases {
+            assert!(
+                check_url(url, &key).unwrap_err().message.contains(msg),
+                "{url}"
+            );
         }
     }
 }

@@ -90,6 +90,7 @@ impl Connector for MysqlConnector {
         Ok(MysqlSession {
             conn,
             stmts: Vec::new(),
+            local_infile: true,
         })
     }
 
@@ -115,6 +116,37 @@ enum Prepared {
 pub struct MysqlSession {
     conn: Conn,
     stmts: Vec<Prepared>,
+    /// Whether LOAD DATA LOCAL INFILE may still be tried.
+    local_infile: bool,
+}
+
+/// Rows as LOAD DATA's default text format: tab-separated, newline-terminated, backslash escapes.
+fn tsv(rows: &[Value], width: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(rows.len() * 48);
+    for row in rows.chunks(width.max(1)) {
+        for (i, v) in row.iter().enumerate() {
+            if i > 0 {
+                out.push(b'\t');
+            }
+            match v {
+                Value::Null => out.extend_from_slice(b"\\N"),
+                Value::Int(n) => out.extend_from_slice(n.to_string().as_bytes()),
+                Value::Float(f) => out.extend_from_slice(f.to_string().as_bytes()),
+                Value::Text(t) => {
+                    for &b in t.as_bytes() {
+                        match b {
+                            b'\t' => out.extend_from_slice(b"\\t"),
+                            b'\n' => out.extend_from_slice(b"\\n"),
+                            b'\\' => out.extend_from_slice(b"\\\\"),
+                            _ => out.push(b),
+                        }
+                    }
+                }
+            }
+        }
+        out.push(b'\n');
+    }
+    out
 }
 
 fn to_params(params: &[Value]) -> Params {
@@ -198,8 +230,7 @@ impl Session for MysqlSession {
         params: &[Value],
         rows: &mut Rows,
     ) -> Result<(), EngineError> {
-        rows.values.clear();
-        rows.columns = 0;
+        rows.reset(0);
         let Prepared::Server(s) = self.stmt(stmt)? else {
             return Err(EngineError::fatal(
                 "DRIVEBENCH",
@@ -212,19 +243,60 @@ impl Session for MysqlSession {
             .exec_iter(&s, to_params(params))
             .await
             .map_err(classify)?;
-        let mut columns = 0;
+        let (mut columns, mut fetched) = (0, 0);
+        let keep = rows.keep_values;
         let values = &mut rows.values;
         result
             .for_each(|row| {
+                fetched += 1;
                 columns = row.len();
-                for i in 0..row.len() {
-                    values.push(row.as_ref(i).map(from_value).unwrap_or(Value::Null));
+                if keep {
+                    for i in 0..row.len() {
+                        values.push(row.as_ref(i).map(from_value).unwrap_or(Value::Null));
+                    }
                 }
             })
             .await
             .map_err(classify)?;
         rows.columns = columns;
+        rows.fetched = fetched;
         Ok(())
+    }
+
+    /// `LOAD DATA LOCAL INFILE` streamed from memory (no temporary file). A server that refuses
+    /// local infile (`local_infile = OFF`) makes this return `Ok(false)` once and for all.
+    async fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Value],
+    ) -> Result<bool, EngineError> {
+        if !self.local_infile {
+            return Ok(false);
+        }
+        let data = bytes::Bytes::from(tsv(rows, columns.len()));
+        self.conn.set_infile_handler(async move {
+            let stream: mysql_async::InfileData =
+                Box::pin(futures_util::stream::once(async move { Ok(data) }));
+            Ok(stream)
+        });
+        let sql = format!(
+            "LOAD DATA LOCAL INFILE 'drivebench' INTO TABLE `{table}` CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({})",
+            columns.join(", ")
+        );
+        match self.conn.query_drop(sql).await {
+            Ok(()) => Ok(true),
+            // 1148/3948/4166: local infile disabled on the server or the client.
+            Err(mysql_async::Error::Server(e)) if [1148, 3948, 4166].contains(&e.code) => {
+                tracing::info!(
+                    "LOAD DATA LOCAL refused ({}): loading with INSERT",
+                    e.message
+                );
+                self.local_infile = false;
+                Ok(false)
+            }
+            Err(e) => Err(classify(e)),
+        }
     }
 
     async fn execute_text(&mut self, sql: &str) -> Result<u64, EngineError> {
@@ -263,5 +335,64 @@ fn classify(e: mysql_async::Error) -> EngineError {
             context: None,
         },
         other => EngineError::fatal("CLIENT", other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_data_text_escapes_what_load_data_would_misread() {
+        let rows = [
+            Value::Int(1),
+            Value::Text("a\tb".into()),
+            Value::Null,
+            Value::Int(-2),
+            Value::Text("back\\slash\nnew".into()),
+            Value::Float(1.5),
+        ];
+        assert_eq!(
+            String::from_utf8(tsv(&rows, 3)).unwrap(),
+            "1\ta\\tb\t\\N\n-2\tback\\\\slash\\nnew\t1.5\n"
+        );
+    }
+
+    #[test]
+    fn errors_are_classified_by_code() {
+        let server = |code| {
+            mysql_async::Error::Server(mysql_async::ServerError {
+                code,
+                message: "m".into(),
+                state: "HY000".into(),
+            })
+        };
+        let cases = [
+            (1213, ErrorClass::Retryable),
+            (1205, ErrorClass::Retryable),
+            (1020, ErrorClass::Retryable),
+            (1146, ErrorClass::Fatal),
+        ];
+        for (code, class) in cases {
+            let e = classify(server(code));
+            assert_eq!((e.class, e.code), (class, code.to_string()));
+        }
+        let gone = classify(mysql_async::Error::Driver(
+            mysql_async::DriverError::ConnectionClosed,
+        ));
+        assert_eq!(gone.class, ErrorClass::Reconnect);
+    }
+
+    #[test]
+    fn transaction_control_goes_over_text() {
+        for (sql, text) in [
+            ("BEGIN", true),
+            ("commit", true),
+            ("ROLLBACK", true),
+            ("SELECT 1", false),
+            ("  START TRANSACTION", true),
+        ] {
+            assert_eq!(is_transaction_control(sql), text, "{sql}");
+        }
     }
 }

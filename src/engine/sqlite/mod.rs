@@ -205,18 +205,30 @@ impl Session for SqliteSession {
     ) -> Result<(), EngineError> {
         let mut st = self.statement(stmt)?;
         let columns = st.column_count();
-        rows.columns = columns;
-        rows.values.clear();
+        rows.reset(columns);
         let mut cursor = st
             .query(params_from_iter(params.iter().map(to_sql)))
             .map_err(classify)?;
         while let Some(row) = cursor.next().map_err(classify)? {
+            rows.fetched += 1;
             for i in 0..columns {
-                rows.values
-                    .push(from_sql(row.get_ref(i).map_err(classify)?));
+                let v = row.get_ref(i).map_err(classify)?;
+                if rows.keep_values {
+                    rows.values.push(from_sql(v));
+                }
             }
         }
         Ok(())
+    }
+
+    /// SQLite's fastest path is a prepared multi-row INSERT in one transaction: the caller's.
+    async fn bulk_load(
+        &mut self,
+        _table: &str,
+        _columns: &[&str],
+        _rows: &[Value],
+    ) -> Result<bool, EngineError> {
+        Ok(false)
     }
 
     async fn execute_text(&mut self, sql: &str) -> Result<u64, EngineError> {

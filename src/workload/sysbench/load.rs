@@ -19,6 +19,8 @@ use crate::workload::Rng;
 /// Rows per multi-row INSERT and per load transaction.
 const ROWS_PER_INSERT: u32 = 500;
 const ROWS_PER_COMMIT: u32 = 10_000;
+/// Columns of a sysbench table, in load order.
+const COLUMNS: [&str; 4] = ["id", "k", "c", "pad"];
 
 mod meta_keys {
     pub const SIGNATURE_KEY: &str = "sysbench.signature";
@@ -325,46 +327,49 @@ async fn load_table<S: Session>(
         .prepare(&st.render("commit", &[]))
         .await
         .map_err(step("prepare load"))?;
-    let mut params: Vec<Value> = Vec::with_capacity(ROWS_PER_INSERT as usize * 4);
+    let table_name = format!("sbtest{table}");
+    let mut bulk = true;
+    let mut rows: Vec<Value> = Vec::with_capacity(ROWS_PER_COMMIT as usize * 4);
     let mut id = 1u32;
     while id <= opts.table_size {
         if cancel.is_cancelled() {
             return Err(LoadError::Interrupted);
         }
-        let chunk_start = id;
-        let chunk_end = (id - 1 + ROWS_PER_COMMIT).min(opts.table_size);
-        s.execute(begin, &[])
-            .await
-            .map_err(step(format!("load sbtest{table}")))?;
-        while id <= chunk_end {
-            let n = ROWS_PER_INSERT.min(chunk_end - id + 1);
-            params.clear();
-            for i in id..id + n {
-                params.push(Value::Int(i64::from(i)));
-                params.push(Value::Int(k_rand.draw(
-                    &mut rng,
-                    1,
-                    i64::from(opts.table_size),
-                )));
-                params.push(Value::Text(data::c_value(&mut rng)));
-                params.push(Value::Text(data::pad_value(&mut rng)));
-            }
-            let stmt = if n == ROWS_PER_INSERT {
-                full
-            } else {
-                s.prepare(&insert_sql(n))
-                    .await
-                    .map_err(step("prepare load insert"))?
-            };
-            s.execute(stmt, &params)
-                .await
-                .map_err(step(format!("load sbtest{table}")))?;
-            id += n;
+        let n = ROWS_PER_COMMIT.min(opts.table_size - id + 1);
+        rows.clear();
+        for i in id..id + n {
+            rows.push(Value::Int(i64::from(i)));
+            rows.push(Value::Int(k_rand.draw(
+                &mut rng,
+                1,
+                i64::from(opts.table_size),
+            )));
+            rows.push(Value::Text(data::c_value(&mut rng)));
+            rows.push(Value::Text(data::pad_value(&mut rng)));
         }
-        s.execute(commit, &[])
-            .await
-            .map_err(step(format!("load sbtest{table}")))?;
-        rows_done.fetch_add(u64::from(chunk_end - chunk_start + 1), Ordering::Relaxed);
+        let what = || format!("load {table_name}");
+        if bulk {
+            bulk = s
+                .bulk_load(&table_name, &COLUMNS, &rows)
+                .await
+                .map_err(step(what()))?;
+        }
+        if !bulk {
+            s.execute(begin, &[]).await.map_err(step(what()))?;
+            for part in rows.chunks(ROWS_PER_INSERT as usize * 4) {
+                let stmt = if part.len() == ROWS_PER_INSERT as usize * 4 {
+                    full
+                } else {
+                    s.prepare(&insert_sql(part.len() as u32 / 4))
+                        .await
+                        .map_err(step("prepare load insert"))?
+                };
+                s.execute(stmt, part).await.map_err(step(what()))?;
+            }
+            s.execute(commit, &[]).await.map_err(step(what()))?;
+        }
+        id += n;
+        rows_done.fetch_add(u64::from(n), Ordering::Relaxed);
     }
     Ok(())
 }

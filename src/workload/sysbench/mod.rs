@@ -332,7 +332,7 @@ impl Workload for Sysbench {
             rollback: session
                 .prepare(&self.statements.render("rollback", &[]))
                 .await?,
-            rows: Rows::default(),
+            rows: Rows::counting(),
             in_txn: false,
         })
     }
