@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # drivebench against sysbench 1.0 on one private MariaDB and the same tables.
+# Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32"),
+# DB_WORKERS (drivebench's runtime threads, default: one per core).
 #
 # Starts a private mariadbd on a scratch directory, compares load speed (sysbench prepare vs
 # drivebench's loader, same 8 tables x 100,000 rows), then alternates sysbench oltp_read_write and
@@ -73,11 +75,9 @@ start=$(date +%s.%N)
 sysbench oltp_read_write "${SB[@]}" --threads=$TABLES prepare >/dev/null
 sb_load=$(echo "$(date +%s.%N) - $start" | bc)
 scenario 1 1 always dbload
-start=$(date +%s.%N)
 "$DB" run "$work/db.toml" --quiet --out "$work/load" --target "$work/t" >/dev/null
-db_load=$(echo "$(date +%s.%N) - $start" | bc)
-db_rows_s=$(python3 -c "import json;print(round(json.load(open('$work/load/result.json'))['instances'][0]['load']['rows_per_s']))")
-printf "sysbench prepare: %.1f s   drivebench run (load + 1 s phase): %.1f s, loader %s rows/s   speed-up %.2fx\n" \
+read -r db_load db_rows_s < <(python3 -c "import json;l=json.load(open('$work/load/result.json'))['instances'][0]['load'];print(l['seconds'], round(l['rows_per_s']))")
+printf "sysbench prepare: %.2f s   drivebench load: %.2f s (%s rows/s)   speed-up %.2fx\n" \
     "$sb_load" "$db_load" "$db_rows_s" "$(echo "$sb_load / $db_load" | bc -l)"
 
 results="$work/results.tsv"
@@ -96,7 +96,7 @@ print(f"sysbench\t{c}\t{tps}\t{p99}\t{(u + s) / int(tx) * 1000:.4f}")
 PY
         scenario "$c" "$DURATION" never sbtest
         rm -rf "$work/db"
-        /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" run "$work/db.toml" --quiet --out "$work/db" --target "$work/t" >/dev/null
+        TOKIO_WORKER_THREADS="${DB_WORKERS:-$(nproc)}" /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" run "$work/db.toml" --quiet --out "$work/db" --target "$work/t" >/dev/null
         python3 - "$c" "$work" >> "$results" <<'PY'
 import json, sys
 c, work = sys.argv[1], sys.argv[2]

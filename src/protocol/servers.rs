@@ -206,7 +206,7 @@ async fn teardown(plan: &Plan, servers: Vec<(usize, MariadbInstance)>, console: 
     for (i, mut server) in servers {
         let inst = plan.instances[i].clone();
         if inst.keep_running {
-            console.line(&format!("{} left running: {}", inst.name, server.detach()));
+            console.always(&format!("{} left running: {}", inst.name, server.detach()));
             continue;
         }
         let data = Path::new(&plan.target_path).join(&inst.name);
@@ -222,12 +222,12 @@ async fn teardown(plan: &Plan, servers: Vec<(usize, MariadbInstance)>, console: 
     }
     for h in stops {
         match h.await {
-            Ok((name, Err(e), _)) => console.line(&format!("warning: {name}: {e}")),
+            Ok((name, Err(e), _)) => console.always(&format!("warning: {name}: {e}")),
             Ok((name, Ok(()), Err(e))) => {
-                console.line(&format!("warning: {name}: cannot remove its data: {e}"))
+                console.always(&format!("warning: {name}: cannot remove its data: {e}"))
             }
             Ok((name, Ok(()), Ok(()))) => tracing::info!("{name} stopped"),
-            Err(e) => console.line(&format!("warning: stopping a server panicked: {e}")),
+            Err(e) => console.always(&format!("warning: stopping a server panicked: {e}")),
         }
     }
 }

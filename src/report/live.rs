@@ -36,6 +36,17 @@ impl Console {
         }
     }
 
+    /// A line that must reach the user even with `--quiet` (e.g. how to reach a server left running).
+    pub fn always(&self, text: &str) {
+        tracing::info!("{text}");
+        match &self.bars {
+            Some(m) => {
+                let _ = m.println(text);
+            }
+            None => eprintln!("{text}"),
+        }
+    }
+
     fn bar(&self, total: u64, template: &str) -> Option<ProgressBar> {
         let m = self.bars.as_ref()?;
         let style = ProgressStyle::with_template(template)
