@@ -58,6 +58,22 @@ impl Run {
         cmd.current_dir(root());
         cmd
     }
+    /// The CI scenario at full length, returned once its first interval rows are written.
+    fn spawn_until_running(&self, stderr: std::process::Stdio) -> std::process::Child {
+        let child = self
+            .command(
+                "scenarios/ci-sysbench-mariadb.toml",
+                "1",
+                &["report_interval=1s"],
+            )
+            .stdout(std::process::Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        wait_for_lines(&self.out().join("series.csv"), 3, Duration::from_secs(120));
+        child
+    }
+
     fn run(&self, sets: &[&str]) -> (std::process::Output, serde_json::Value) {
         let out = self
             .command("scenarios/ci-sysbench-mariadb.toml", "0.2", sets)
@@ -229,17 +245,7 @@ fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::
 #[test]
 fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results() {
     let r = Run::new();
-    let mut child = r
-        .command(
-            "scenarios/ci-sysbench-mariadb.toml",
-            "1",
-            &["report_interval=1s"],
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for_lines(&r.out().join("series.csv"), 3, Duration::from_secs(120));
+    let mut child = r.spawn_until_running(std::process::Stdio::piped());
     let pids = servers_under(&r.target());
     assert_eq!(pids.len(), 1, "one private server");
     let killed = Instant::now();
@@ -275,17 +281,7 @@ fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results()
 #[test]
 fn ctrl_c_stops_the_server_and_keeps_partial_results() {
     let r = Run::new();
-    let mut child = r
-        .command(
-            "scenarios/ci-sysbench-mariadb.toml",
-            "1",
-            &["report_interval=1s"],
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for_lines(&r.out().join("series.csv"), 3, Duration::from_secs(120));
+    let mut child = r.spawn_until_running(std::process::Stdio::null());
     std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

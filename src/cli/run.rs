@@ -105,7 +105,13 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
             }
         }
     });
-    let ending = protocol::run(&plan, &mut report, &mut dir, &console, &cancel).await;
+    let mut ctx = protocol::RunCtx {
+        report: &mut report,
+        dir: &mut dir,
+        console: &console,
+        cancel: &cancel,
+    };
+    let ending = protocol::run(&plan, &mut ctx).await;
     ctrl_c.abort();
     report.finished_at = Some(utc_now());
     let code = match &ending {

@@ -33,30 +33,24 @@ pub enum Ending {
     Interrupted,
 }
 
+/// Where a run writes and what it listens to, handed down every protocol step.
+pub struct RunCtx<'a> {
+    pub report: &'a mut RunReport,
+    pub dir: &'a mut RunDir,
+    pub console: &'a Console,
+    pub cancel: &'a CancellationToken,
+}
+
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.
-pub async fn run(
-    plan: &Plan,
-    report: &mut RunReport,
-    dir: &mut RunDir,
-    console: &Console,
-    cancel: &CancellationToken,
-) -> Ending {
+pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     match plan.instances.first().map(|i| i.engine) {
         None => Ending::Failed("no instances".into()),
-        Some(EngineKind::Sqlite) => run_sqlite(plan, report, dir, console, cancel).await,
-        Some(EngineKind::Mariadb | EngineKind::Mysql) => {
-            servers::run(plan, report, dir, console, cancel).await
-        }
+        Some(EngineKind::Sqlite) => run_sqlite(plan, ctx).await,
+        Some(EngineKind::Mariadb | EngineKind::Mysql) => servers::run(plan, ctx).await,
     }
 }
 
-async fn run_sqlite(
-    plan: &Plan,
-    report: &mut RunReport,
-    dir: &mut RunDir,
-    console: &Console,
-    cancel: &CancellationToken,
-) -> Ending {
+async fn run_sqlite(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let target = PathBuf::from(&plan.target_path);
     let mut connectors = Vec::new();
     for inst in &plan.instances {
@@ -82,26 +76,22 @@ async fn run_sqlite(
         )));
     }
     let variables = vec![BTreeMap::new(); connectors.len()];
-    run_with(plan, connectors, variables, report, dir, console, cancel).await
+    run_with(plan, connectors, variables, ctx).await
 }
 
 /// The engine-independent part: load, then the phases.
-#[allow(clippy::too_many_arguments)]
 pub(crate) async fn run_with<C: Connector>(
     plan: &Plan,
     connectors: Vec<Arc<C>>,
     variables: Vec<BTreeMap<String, String>>,
-    report: &mut RunReport,
-    dir: &mut RunDir,
-    console: &Console,
-    cancel: &CancellationToken,
+    ctx: &mut RunCtx<'_>,
 ) -> Ending {
     let engine = plan.instances.first().map(|i| i.engine);
     let Some(engine) = engine else {
         return Ending::Failed("no instances".into());
     };
     let workload = Arc::new(Sysbench::new(plan.workload.sysbench.clone(), engine));
-    report.instances = plan
+    ctx.report.instances = plan
         .instances
         .iter()
         .zip(&connectors)
@@ -118,35 +108,33 @@ pub(crate) async fn run_with<C: Connector>(
             variables,
         })
         .collect();
-    match load_all(plan, &connectors, report, console, cancel).await {
+    match load_all(plan, &connectors, ctx).await {
         Ok(()) => {}
         Err(LoadError::Interrupted) => return Ending::Interrupted,
         Err(e) => return Ending::Failed(format!("load: {e}")),
     }
-    report.status = RunStatus::Running;
-    if let Err(e) = dir.write_result(report) {
+    ctx.report.status = RunStatus::Running;
+    if let Err(e) = ctx.dir.write_result(ctx.report) {
         return Ending::Failed(e.to_string());
     }
-    phases::run_phases(plan, connectors, workload, report, dir, console, cancel).await
+    phases::run_phases(plan, connectors, workload, ctx).await
 }
 
 async fn load_all<C: Connector>(
     plan: &Plan,
     connectors: &[Arc<C>],
-    report: &mut RunReport,
-    console: &Console,
-    cancel: &CancellationToken,
+    ctx: &mut RunCtx<'_>,
 ) -> Result<(), LoadError> {
     let rows_done = Arc::new(AtomicU64::new(0));
     let total = plan.estimates.rows_per_instance * connectors.len() as u64;
-    console.line(&format!(
+    ctx.console.line(&format!(
         "load: {} instance(s), {} tables x {} rows each (prepare = {})",
         connectors.len(),
         plan.workload.sysbench.tables,
         plan.workload.sysbench.table_size,
         plan.workload.prepare.name()
     ));
-    let bar = console.load_bar(total);
+    let bar = ctx.console.load_bar(total);
     let statements = Arc::new(crate::workload::sysbench::statements(
         plan.instances[0].engine,
     ));
@@ -160,7 +148,7 @@ async fn load_all<C: Connector>(
             seed: plan.seed,
             instance: i as u64,
             rows_done: rows_done.clone(),
-            cancel: cancel.clone(),
+            cancel: ctx.cancel.clone(),
         });
         tasks.push(fut);
     }
@@ -184,14 +172,15 @@ async fn load_all<C: Connector>(
         let r = r?;
         let name = &plan.instances[i].name;
         if r.reused {
-            console.line(&format!("load {name}: reused existing data"));
+            ctx.console
+                .line(&format!("load {name}: reused existing data"));
         } else {
-            console.line(&format!(
+            ctx.console.line(&format!(
                 "load {name}: {} rows in {:.1} s ({:.0} rows/s)",
                 r.rows, r.seconds, r.rows_per_s
             ));
         }
-        report.instances[i].load = Some(r);
+        ctx.report.instances[i].load = Some(r);
     }
     Ok(())
 }

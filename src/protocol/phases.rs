@@ -11,15 +11,14 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::Ending;
+use super::{Ending, RunCtx};
 use crate::clients::runner::spawn_on;
 use crate::clients::{ClientEvent, ClientSpec, Pacing, run_client};
 use crate::engine::Connector;
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{InstanceRecorder, Recorded, histogram};
-use crate::report::RunDir;
-use crate::report::live::{Console, interval_line};
-use crate::report::result::{InstancePhase, PhaseReport, RunReport, SeriesRow};
+use crate::report::live::interval_line;
+use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
 use crate::scenario::Plan;
 use crate::workload::Workload;
 
@@ -55,11 +54,14 @@ pub async fn run_phases<C: Connector, W: Workload>(
     plan: &Plan,
     connectors: Vec<Arc<C>>,
     workload: Arc<W>,
-    report: &mut RunReport,
-    dir: &mut RunDir,
-    console: &Console,
-    cancel: &CancellationToken,
+    ctx: &mut RunCtx<'_>,
 ) -> Ending {
+    let RunCtx {
+        report,
+        dir,
+        console,
+        cancel,
+    } = ctx;
     let clients = plan.workload.clients;
     let kinds = workload.kinds();
     let mut recorders: Vec<InstanceRecorder> = connectors

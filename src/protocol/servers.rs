@@ -7,15 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio_util::sync::CancellationToken;
-
-use super::{Ending, run_with};
+use super::{Ending, RunCtx, run_with};
 use crate::engine::EngineConfig;
 use crate::engine::mysql::{MysqlConfig, MysqlConnector};
 use crate::provision::mariadb::{MariadbInstance, MariadbSettings};
-use crate::report::RunDir;
 use crate::report::live::Console;
-use crate::report::result::RunReport;
 use crate::scenario::Plan;
 use crate::scenario::plan::{PlanInstance, Provision};
 use crate::workload::sysbench::Sysbench;
@@ -71,13 +67,7 @@ fn settings(plan: &Plan, config: &MysqlConfig, statements_per_client: usize) -> 
     }
 }
 
-pub async fn run(
-    plan: &Plan,
-    report: &mut RunReport,
-    dir: &mut RunDir,
-    console: &Console,
-    cancel: &CancellationToken,
-) -> Ending {
+pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let engine = plan.instances[0].engine;
     let statements = Sysbench::new(plan.workload.sysbench.clone(), engine).statements_per_client();
     let target = PathBuf::from(&plan.target_path);
@@ -98,7 +88,8 @@ pub async fn run(
             target.join(&inst.name),
             settings(plan, config, statements),
         );
-        console.line(&format!("starting {name} in {}", dir.display()));
+        ctx.console
+            .line(&format!("starting {name} in {}", dir.display()));
         starts.push((
             i,
             tokio::task::spawn_blocking(move || {
@@ -110,7 +101,7 @@ pub async fn run(
     for (i, h) in starts {
         match h.await {
             Ok(Ok(server)) => {
-                console.line(&format!(
+                ctx.console.line(&format!(
                     "{} ready on 127.0.0.1:{} (pid {})",
                     plan.instances[i].name,
                     server.port(),
@@ -131,10 +122,10 @@ pub async fn run(
     }
     let ending = match failure {
         Some(f) => Ending::Failed(f),
-        None if cancel.is_cancelled() => Ending::Interrupted,
-        None => connect_and_run(plan, &servers, statements, report, dir, console, cancel).await,
+        None if ctx.cancel.is_cancelled() => Ending::Interrupted,
+        None => connect_and_run(plan, &servers, statements, ctx).await,
     };
-    teardown(plan, servers, console).await;
+    teardown(plan, servers, ctx.console).await;
     ending
 }
 
@@ -142,10 +133,7 @@ async fn connect_and_run(
     plan: &Plan,
     servers: &[(usize, MariadbInstance)],
     statements: usize,
-    report: &mut RunReport,
-    dir: &mut RunDir,
-    console: &Console,
-    cancel: &CancellationToken,
+    ctx: &mut RunCtx<'_>,
 ) -> Ending {
     let mut connectors = Vec::new();
     let mut variables = Vec::new();
@@ -173,7 +161,7 @@ async fn connect_and_run(
         variables.push(vars);
         connectors.push(Arc::new(connector));
     }
-    run_with(plan, connectors, variables, report, dir, console, cancel).await
+    run_with(plan, connectors, variables, ctx).await
 }
 
 /// The server must allow our connections and prepared statements (sysbench issue #217: a
