@@ -304,3 +304,30 @@ fn a_failed_load_still_stops_the_server() {
     assert_eq!(result["status"], "failed");
     assert!(servers_under(&r.target()).is_empty());
 }
+
+#[test]
+fn a_prebuilt_database_is_built_once_and_copied_before_every_run() {
+    let pre = tempfile::tempdir().unwrap();
+    let set = format!("instance.0.prebuilt_dir=\"{}\"", pre.path().display());
+    let mut sizes = Vec::new();
+    for _ in 0..2 {
+        let r = Run::new();
+        let (out, result) = r.run(&[&set, "workload.clients=2"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let inst = &result["instances"][0];
+        assert_eq!(
+            inst["load"]["reused"], true,
+            "the copy is used, not reloaded: {inst}"
+        );
+        let bytes = inst["prebuilt"]["bytes"].as_u64().unwrap();
+        assert!(bytes > 1_000_000 && inst["prebuilt"]["bytes_per_s"].as_f64().unwrap() > 0.0);
+        sizes.push(bytes);
+        assert!(servers_under(pre.path()).is_empty() && servers_under(&r.target()).is_empty());
+    }
+    assert_eq!(sizes[0], sizes[1], "identical bytes every run");
+    let built: Vec<_> = std::fs::read_dir(pre.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(built.len(), 1, "one pre-built copy: {built:?}");
+}

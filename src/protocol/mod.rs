@@ -4,6 +4,7 @@
 //! and results are written after each phase. Dispatch on the engine kind happens here, once.
 
 mod phases;
+pub mod prebuilt;
 pub mod preflight;
 pub mod servers;
 
@@ -31,6 +32,15 @@ pub enum Ending {
     Complete,
     Failed(String),
     Interrupted,
+}
+
+/// What an engine knows about an instance before the generic protocol starts.
+#[derive(Debug, Clone, Default)]
+pub struct InstanceExtras {
+    /// Effective server variables worth keeping with the results.
+    pub variables: BTreeMap<String, String>,
+    /// Where its data was copied from (`prebuilt_dir`).
+    pub prebuilt: Option<prebuilt::CopyReport>,
 }
 
 /// Where a run writes and what it listens to, handed down every protocol step.
@@ -75,15 +85,15 @@ async fn run_sqlite(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
             workload.statements_per_client(),
         )));
     }
-    let variables = vec![BTreeMap::new(); connectors.len()];
-    run_with(plan, connectors, variables, ctx).await
+    let extras = vec![InstanceExtras::default(); connectors.len()];
+    run_with(plan, connectors, extras, ctx).await
 }
 
 /// The engine-independent part: load, then the phases.
 pub(crate) async fn run_with<C: Connector>(
     plan: &Plan,
     connectors: Vec<Arc<C>>,
-    variables: Vec<BTreeMap<String, String>>,
+    extras: Vec<InstanceExtras>,
     ctx: &mut RunCtx<'_>,
 ) -> Ending {
     let engine = plan.instances.first().map(|i| i.engine);
@@ -95,8 +105,8 @@ pub(crate) async fn run_with<C: Connector>(
         .instances
         .iter()
         .zip(&connectors)
-        .zip(variables)
-        .map(|((i, c), variables)| InstanceReport {
+        .zip(extras)
+        .map(|((i, c), extras)| InstanceReport {
             name: i.name.clone(),
             engine: i.engine.as_str().to_string(),
             version: c.version(),
@@ -105,7 +115,8 @@ pub(crate) async fn run_with<C: Connector>(
                 .display()
                 .to_string(),
             load: None,
-            variables,
+            variables: extras.variables,
+            prebuilt: extras.prebuilt,
         })
         .collect();
     match load_all(plan, &connectors, ctx).await {

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Ending, RunCtx, run_with};
+use super::prebuilt::{self, CopyReport};
+use super::{Ending, InstanceExtras, RunCtx, run_with};
 use crate::engine::EngineConfig;
 use crate::engine::mysql::{MysqlConfig, MysqlConnector};
 use crate::provision::mariadb::{MariadbInstance, MariadbSettings};
@@ -72,6 +73,10 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let statements = Sysbench::new(plan.workload.sysbench.clone(), engine).statements_per_client();
     let target = PathBuf::from(&plan.target_path);
     let mut servers: Vec<(usize, MariadbInstance)> = Vec::new();
+    let copies = match copy_prebuilt(plan, statements, ctx).await {
+        Ok(c) => c,
+        Err(e) => return Ending::Failed(e),
+    };
     let mut starts = Vec::new();
     for (i, inst) in plan.instances.iter().enumerate() {
         if inst.provision != Provision::Local {
@@ -123,7 +128,7 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let ending = match failure {
         Some(f) => Ending::Failed(f),
         None if ctx.cancel.is_cancelled() => Ending::Interrupted,
-        None => connect_and_run(plan, &servers, statements, ctx).await,
+        None => connect_and_run(plan, &servers, copies, statements, ctx).await,
     };
     teardown(plan, servers, ctx.console).await;
     ending
@@ -132,11 +137,12 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
 async fn connect_and_run(
     plan: &Plan,
     servers: &[(usize, MariadbInstance)],
+    mut copies: Vec<Option<CopyReport>>,
     statements: usize,
     ctx: &mut RunCtx<'_>,
 ) -> Ending {
     let mut connectors = Vec::new();
-    let mut variables = Vec::new();
+    let mut extras = Vec::new();
     for (i, inst) in plan.instances.iter().enumerate() {
         let (url, password) = match servers.iter().find(|(j, _)| *j == i) {
             Some((_, server)) => (server.url(), None),
@@ -158,10 +164,68 @@ async fn connect_and_run(
         if let Err(e) = check_limits(plan, &vars, statements) {
             return Ending::Failed(format!("instance {}: {e}", inst.name));
         }
-        variables.push(vars);
+        extras.push(InstanceExtras {
+            variables: vars,
+            prebuilt: copies.get_mut(i).and_then(Option::take),
+        });
         connectors.push(Arc::new(connector));
     }
-    run_with(plan, connectors, variables, ctx).await
+    run_with(plan, connectors, extras, ctx).await
+}
+
+/// With `prebuilt_dir`: build the pre-built copy if absent, then copy it into every local
+/// instance's directory that has no data yet. One entry per instance.
+async fn copy_prebuilt(
+    plan: &Plan,
+    statements: usize,
+    ctx: &mut RunCtx<'_>,
+) -> Result<Vec<Option<CopyReport>>, String> {
+    let mut copies = vec![None; plan.instances.len()];
+    let Some((first, dir)) = plan.instances.iter().find_map(|i| {
+        i.prebuilt_dir
+            .as_ref()
+            .filter(|_| i.provision == Provision::Local)
+            .map(|d| (i, PathBuf::from(d)))
+    }) else {
+        return Ok(copies);
+    };
+    let EngineConfig::Mysql(config) = &first.config else {
+        return Ok(copies);
+    };
+    if !dir.join(prebuilt::key(plan)).join("data").is_dir() {
+        ctx.console.line(&format!(
+            "building the pre-built database {} (once)",
+            dir.join(prebuilt::key(plan)).display()
+        ));
+    }
+    let source =
+        prebuilt::build(plan, &dir, &settings(plan, config, statements), ctx.cancel).await?;
+    for (i, inst) in plan.instances.iter().enumerate() {
+        if inst.provision != Provision::Local || inst.prebuilt_dir.is_none() {
+            continue;
+        }
+        let (src, to) = (
+            source.clone(),
+            Path::new(&plan.target_path).join(&inst.name),
+        );
+        let copied = tokio::task::spawn_blocking(move || {
+            std::fs::create_dir_all(&to).map_err(|e| format!("{}: {e}", to.display()))?;
+            prebuilt::copy_into(&src, &to)
+        })
+        .await
+        .map_err(|e| e.to_string())??;
+        if let Some(c) = &copied {
+            ctx.console.line(&format!(
+                "{}: copied the pre-built database ({}) in {:.1} s, {}/s",
+                inst.name,
+                crate::target::format_bytes(c.bytes),
+                c.seconds,
+                crate::target::format_bytes(c.bytes_per_s as u64)
+            ));
+        }
+        copies[i] = copied;
+    }
+    Ok(copies)
 }
 
 /// The server must allow our connections and prepared statements (sysbench issue #217: a

@@ -58,6 +58,9 @@ pub struct InstanceReport {
     /// Effective server variables (server engines), e.g. innodb_buffer_pool_size.
     #[serde(default)]
     pub variables: std::collections::BTreeMap<String, String>,
+    /// The copy from `prebuilt_dir` this instance's data came from, if any.
+    #[serde(default)]
+    pub prebuilt: Option<crate::protocol::prebuilt::CopyReport>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

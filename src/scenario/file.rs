@@ -88,6 +88,8 @@ pub struct InstanceSection {
     pub keep_running: Option<bool>,
     /// Local servers: keep the data directory after the run. Default false.
     pub keep_data: Option<bool>,
+    /// Local servers: directory of pre-built databases copied onto the target instead of loading.
+    pub prebuilt_dir: Option<String>,
     /// Engine settings, validated per engine.
     #[schemars(with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
     pub config: Option<toml::Table>,

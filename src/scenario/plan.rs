@@ -43,6 +43,8 @@ pub struct PlanInstance {
     /// Local servers: leave running / keep data after the run.
     pub keep_running: bool,
     pub keep_data: bool,
+    /// Local servers: pre-built databases to copy instead of loading.
+    pub prebuilt_dir: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -185,6 +185,7 @@ fn resolve_instances(
                 password_file: s.password_file.clone(),
                 keep_running: s.keep_running.unwrap_or(false),
                 keep_data: s.keep_data.unwrap_or(false),
+                prebuilt_dir: s.prebuilt_dir.clone(),
             });
         }
     }
@@ -205,6 +206,7 @@ fn check_provision(
         ("password_file", s.password_file.is_some()),
         ("keep_running", s.keep_running.is_some()),
         ("keep_data", s.keep_data.is_some()),
+        ("prebuilt_dir", s.prebuilt_dir.is_some()),
     ];
     if !s.engine.is_server() {
         if provision == Provision::External {
@@ -248,7 +250,7 @@ fn check_provision(
                     "an external server is one instance; use count = 1",
                 ));
             }
-            for name in ["keep_running", "keep_data"] {
+            for name in ["keep_running", "keep_data", "prebuilt_dir"] {
                 if server_only.iter().any(|(n, set)| *n == name && *set) {
                     return Err(Invalid::new(k.key(name), "only for provision = \"local\""));
                 }

@@ -1,0 +1,140 @@
+//! Pre-built databases (`prebuilt_dir`), as the reviews keep one and copy it to the drive under
+//! test before each run: the first run loads once into `<prebuilt_dir>/<key>/`, shuts the server
+//! down cleanly and keeps that data directory; every run then copies it into each instance's
+//! directory on the target instead of loading — identical bytes every run, copy rate reported.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::mysql::MysqlConnector;
+use crate::provision::mariadb::{MariadbInstance, MariadbSettings};
+use crate::scenario::Plan;
+use crate::scenario::plan::PrepareMode;
+use crate::workload::sysbench::{Sysbench, load, statements};
+
+/// One instance's copy from the pre-built directory.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CopyReport {
+    pub source: String,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub bytes_per_s: f64,
+}
+
+/// The pre-built copy a plan uses: same engine, tables, rows, index and seed.
+pub fn key(plan: &Plan) -> String {
+    let o = &plan.workload.sysbench;
+    format!(
+        "{}-{}x{}-{}-seed{}",
+        plan.instances[0].engine.as_str(),
+        o.tables,
+        o.table_size,
+        if o.create_secondary { "k" } else { "nok" },
+        plan.seed
+    )
+}
+
+/// Load once into `<dir>/<key>/` (through a temporary directory, renamed when complete).
+pub async fn build(
+    plan: &Plan,
+    dir: &Path,
+    settings: &MariadbSettings,
+    cancel: &CancellationToken,
+) -> Result<PathBuf, String> {
+    let done = dir.join(key(plan));
+    if done.join("data").is_dir() {
+        return Ok(done);
+    }
+    let building = dir.join(format!("{}.building", key(plan)));
+    let _ = std::fs::remove_dir_all(&building);
+    std::fs::create_dir_all(&building).map_err(|e| format!("{}: {e}", building.display()))?;
+    let (b, s) = (building.clone(), settings.clone());
+    let mut server = tokio::task::spawn_blocking(move || {
+        MariadbInstance::start("prebuilt", &b, &s, Duration::from_secs(120))
+    })
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| format!("pre-built load: {e}"))?;
+    let engine = plan.instances[0].engine;
+    let per_client = Sysbench::new(plan.workload.sysbench.clone(), engine).statements_per_client();
+    let loaded = async {
+        let connector = MysqlConnector::new(&server.url(), None, per_client)
+            .await
+            .map_err(|e| e.to_string())?;
+        load::prepare(load::LoadJob {
+            connector: Arc::new(connector),
+            statements: Arc::new(statements(engine)),
+            opts: plan.workload.sysbench.clone(),
+            mode: PrepareMode::Always,
+            seed: plan.seed,
+            instance: 0,
+            rows_done: Arc::new(AtomicU64::new(0)),
+            cancel: cancel.clone(),
+        })
+        .await
+        .map_err(|e| e.to_string())
+    }
+    .await;
+    let stopped = tokio::task::spawn_blocking(move || server.stop())
+        .await
+        .map_err(|e| e.to_string())?;
+    let report = loaded?;
+    stopped.map_err(|e| format!("pre-built server did not stop cleanly: {e}"))?;
+    std::fs::rename(&building, &done).map_err(|e| format!("{}: {e}", done.display()))?;
+    tracing::info!(
+        "pre-built {} loaded: {} rows at {:.0} rows/s",
+        done.display(),
+        report.rows,
+        report.rows_per_s
+    );
+    Ok(done)
+}
+
+/// Copy `<prebuilt>/data` into `<instance_dir>/data` unless the instance already has data.
+pub fn copy_into(prebuilt: &Path, instance_dir: &Path) -> Result<Option<CopyReport>, String> {
+    let target = instance_dir.join("data");
+    if target.exists() {
+        return Ok(None);
+    }
+    let started = Instant::now();
+    let partial = instance_dir.join("data.copying");
+    let _ = std::fs::remove_dir_all(&partial);
+    let bytes = copy_tree(&prebuilt.join("data"), &partial)?;
+    std::fs::rename(&partial, &target).map_err(|e| format!("{}: {e}", target.display()))?;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(Some(CopyReport {
+        source: prebuilt.display().to_string(),
+        bytes,
+        seconds,
+        bytes_per_s: bytes as f64 / seconds.max(1e-9),
+    }))
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<u64, String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    let mut bytes = 0;
+    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| format!("{}: {e}", from.display()))?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry
+            .file_type()
+            .map_err(|e| format!("{}: {e}", src.display()))?;
+        if kind.is_dir() {
+            bytes += copy_tree(&src, &dst)?;
+        } else if kind.is_file() {
+            bytes += std::fs::copy(&src, &dst)
+                .map_err(|e| format!("{} -> {}: {e}", src.display(), dst.display()))?;
+        }
+    }
+    // Durable before the server starts on it.
+    if let Ok(d) = std::fs::File::open(to) {
+        let _ = d.sync_all();
+    }
+    Ok(bytes)
+}
