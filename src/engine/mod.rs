@@ -3,6 +3,7 @@
 //! Dispatch on `EngineKind` happens once, in the protocol; everything below it is generic.
 
 pub mod mysql;
+pub mod postgres;
 pub mod sqlite;
 pub mod statements;
 
@@ -177,6 +178,7 @@ pub enum EngineConfig {
     Sqlite(sqlite::SqliteConfig),
     /// MySQL and MariaDB share their settings.
     Mysql(mysql::MysqlConfig),
+    Postgres(postgres::PostgresConfig),
 }
 
 impl EngineConfig {
@@ -194,8 +196,41 @@ impl EngineConfig {
             EngineKind::Mariadb | EngineKind::Mysql => Ok(EngineConfig::Mysql(
                 mysql::MysqlConfig::from_table(table, key)?,
             )),
+            EngineKind::Postgres => Ok(EngineConfig::Postgres(
+                postgres::PostgresConfig::from_table(table, key)?,
+            )),
         }
     }
+}
+
+/// Rows in the text format both MySQL's LOAD DATA and PostgreSQL's COPY read by default:
+/// tab-separated, newline-terminated, backslash escapes, `\N` for NULL.
+pub fn tsv(rows: &[Value], width: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(rows.len() * 48);
+    for row in rows.chunks(width.max(1)) {
+        for (i, v) in row.iter().enumerate() {
+            if i > 0 {
+                out.push(b'\t');
+            }
+            match v {
+                Value::Null => out.extend_from_slice(b"\\N"),
+                Value::Int(n) => out.extend_from_slice(n.to_string().as_bytes()),
+                Value::Float(f) => out.extend_from_slice(f.to_string().as_bytes()),
+                Value::Text(t) => {
+                    for &b in t.as_bytes() {
+                        match b {
+                            b'\t' => out.extend_from_slice(b"\\t"),
+                            b'\n' => out.extend_from_slice(b"\\n"),
+                            b'\\' => out.extend_from_slice(b"\\\\"),
+                            _ => out.push(b),
+                        }
+                    }
+                }
+            }
+        }
+        out.push(b'\n');
+    }
+    out
 }
 
 /// Estimated bytes on disk for one instance's sysbench tables after load.
@@ -206,5 +241,7 @@ pub fn estimate_sysbench_bytes(kind: EngineKind, opts: &SysbenchOptions) -> u64 
         EngineKind::Mariadb | EngineKind::Mysql => {
             opts.loaded_rows() * if opts.create_secondary { 215 } else { 190 }
         }
+        // Heap tuple (~218 bytes with CHAR padding and line pointer) plus the primary key.
+        EngineKind::Postgres => opts.loaded_rows() * if opts.create_secondary { 270 } else { 250 },
     }
 }

@@ -56,7 +56,9 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     match plan.instances.first().map(|i| i.engine) {
         None => Ending::Failed("no instances".into()),
         Some(EngineKind::Sqlite) => run_sqlite(plan, ctx).await,
-        Some(EngineKind::Mariadb | EngineKind::Mysql) => servers::run(plan, ctx).await,
+        Some(EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres) => {
+            servers::run(plan, ctx).await
+        }
     }
 }
 

@@ -6,17 +6,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::mysql::MysqlConnector;
-use crate::provision::mariadb::{MariadbInstance, MariadbSettings};
+use super::servers::ServerKind;
 use crate::scenario::Plan;
-use crate::scenario::plan::PrepareMode;
-use crate::workload::sysbench::{Sysbench, load, statements};
+use crate::scenario::plan::{PlanInstance, PrepareMode};
+use crate::workload::sysbench::{load, statements as statements_of};
 
 /// One instance's copy from the pre-built directory.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -41,10 +40,11 @@ pub fn key(plan: &Plan) -> String {
 }
 
 /// Load once into `<dir>/<key>/` (through a temporary directory, renamed when complete).
-pub async fn build(
+pub async fn build<K: ServerKind>(
     plan: &Plan,
+    inst: &PlanInstance,
     dir: &Path,
-    settings: &MariadbSettings,
+    statements: usize,
     cancel: &CancellationToken,
 ) -> Result<PathBuf, String> {
     let done = dir.join(key(plan));
@@ -54,22 +54,19 @@ pub async fn build(
     let building = dir.join(format!("{}.building", key(plan)));
     let _ = std::fs::remove_dir_all(&building);
     std::fs::create_dir_all(&building).map_err(|e| format!("{}: {e}", building.display()))?;
-    let (b, s) = (building.clone(), settings.clone());
-    let mut server = tokio::task::spawn_blocking(move || {
-        MariadbInstance::start("prebuilt", &b, &s, Duration::from_secs(120))
-    })
-    .await
-    .map_err(|e| e.to_string())?
-    .map_err(|e| format!("pre-built load: {e}"))?;
-    let engine = plan.instances[0].engine;
-    let per_client = Sysbench::new(plan.workload.sysbench.clone(), engine).statements_per_client();
+    let (p, i, b) = (plan.clone(), inst.clone(), building.clone());
+    let mut server = tokio::task::spawn_blocking(move || K::start(&p, &i, &b, statements))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("pre-built load: {e}"))?;
+    let engine = inst.engine;
     let loaded = async {
-        let connector = MysqlConnector::new(&server.url(), None, per_client)
+        let connector = K::connect(&K::url(&server), None, statements)
             .await
             .map_err(|e| e.to_string())?;
         load::prepare(load::LoadJob {
             connector: Arc::new(connector),
-            statements: Arc::new(statements(engine)),
+            statements: Arc::new(statements_of(engine)),
             opts: plan.workload.sysbench.clone(),
             mode: PrepareMode::Always,
             seed: plan.seed,
@@ -81,7 +78,7 @@ pub async fn build(
         .map_err(|e| e.to_string())
     }
     .await;
-    let stopped = tokio::task::spawn_blocking(move || server.stop())
+    let stopped = tokio::task::spawn_blocking(move || K::stop(&mut server))
         .await
         .map_err(|e| e.to_string())?;
     let report = loaded?;
@@ -132,6 +129,11 @@ fn copy_tree(from: &Path, to: &Path) -> Result<u64, String> {
                 .map_err(|e| format!("{} -> {}: {e}", src.display(), dst.display()))?;
         }
     }
+    // Same mode as the source: PostgreSQL refuses a data directory others can read.
+    let mode = std::fs::metadata(from)
+        .map_err(|e| format!("{}: {e}", from.display()))?
+        .permissions();
+    std::fs::set_permissions(to, mode).map_err(|e| format!("{}: {e}", to.display()))?;
     // Durable before the server starts on it.
     if let Ok(d) = std::fs::File::open(to) {
         let _ = d.sync_all();

@@ -143,6 +143,7 @@ fn server_findings(plan: &Plan, memory: Option<u64>, out: &mut Vec<Finding>) {
         .iter()
         .filter_map(|i| match &i.config {
             EngineConfig::Mysql(c) => Some(c.buffer_pool_bytes),
+            EngineConfig::Postgres(c) => Some(c.shared_buffers_bytes),
             EngineConfig::Sqlite(_) => None,
         })
         .collect();

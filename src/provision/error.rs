@@ -97,6 +97,28 @@ pub enum ProvisionError {
         log: PathBuf,
         log_tail: String,
     },
+    #[error(
+        "no PostgreSQL {tool} found in {searched}; set `server_bin` in [instance.config] to the \
+         directory holding postgres and initdb (e.g. /usr/lib/postgresql/15/bin), or install \
+         PostgreSQL with `apt-get install -y postgresql`"
+    )]
+    PostgresNotFound {
+        tool: &'static str,
+        searched: String,
+    },
+    /// `initdb` could not create a new PostgreSQL data directory in `dir`.
+    #[error(
+        "initialising a data directory in {} with {} failed ({outcome})\n\
+         --- last lines of its output ({}):\n{output_tail}",
+        .dir.display(), .program.display(), .log.display()
+    )]
+    Initdb {
+        dir: PathBuf,
+        program: PathBuf,
+        outcome: String,
+        log: PathBuf,
+        output_tail: String,
+    },
     #[error("cannot {action} {}: {source}", .path.display())]
     Io {
         action: &'static str,

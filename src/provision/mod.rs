@@ -10,6 +10,7 @@
 
 mod error;
 pub mod mariadb;
+pub mod postgres;
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};

@@ -43,6 +43,8 @@ pub enum EngineKind {
     Mariadb,
     /// MySQL server (mysqld), private on the target or external.
     Mysql,
+    /// PostgreSQL server, private on the target or external.
+    Postgres,
 }
 
 impl EngineKind {
@@ -51,6 +53,7 @@ impl EngineKind {
             EngineKind::Sqlite => "sqlite",
             EngineKind::Mariadb => "mariadb",
             EngineKind::Mysql => "mysql",
+            EngineKind::Postgres => "postgres",
         }
     }
 

@@ -237,13 +237,16 @@ fn check_provision(
             }
         }
         Provision::External => {
+            let scheme = url_scheme(s.engine);
             let Some(url) = &s.url else {
                 return Err(Invalid::new(
                     k.key("url"),
-                    "provision = \"external\" needs url = \"mysql://user@host:port/db\"",
+                    format!(
+                        "provision = \"external\" needs url = \"{scheme}://user@host:port/db\""
+                    ),
                 ));
             };
-            check_url(url, &k.key("url"))?;
+            check_url(url, scheme, &k.key("url"))?;
             if count > 1 {
                 return Err(Invalid::new(
                     k.key("count"),
@@ -260,12 +263,25 @@ fn check_provision(
     Ok(())
 }
 
-/// `mysql://user@host:port/db`: right scheme, no password inside.
-fn check_url(url: &str, key: &KeyPath) -> Result<(), Invalid> {
-    let Some(rest) = url.strip_prefix("mysql://") else {
+/// The url scheme of a server engine.
+fn url_scheme(engine: EngineKind) -> &'static str {
+    match engine {
+        EngineKind::Postgres => "postgres",
+        _ => "mysql",
+    }
+}
+
+/// `<scheme>://user@host:port/db`: right scheme, no password inside.
+fn check_url(url: &str, scheme: &str, key: &KeyPath) -> Result<(), Invalid> {
+    let rest = url.strip_prefix(&format!("{scheme}://")).or_else(|| {
+        (scheme == "postgres")
+            .then(|| url.strip_prefix("postgresql://"))
+            .flatten()
+    });
+    let Some(rest) = rest else {
         return Err(Invalid::new(
             key.clone(),
-            format!("expected mysql://user@host:port/db, got {url:?}"),
+            format!("expected {scheme}://user@host:port/db, got {url:?}"),
         ));
     };
     let authority = rest.split(['/', '?']).next().unwrap_or("");
@@ -469,7 +485,7 @@ mod tests {
             "mysql://bench@db1/sbtest",
             "mysql://db1:3307",
         ] {
-            assert!(check_url(ok, &key).is_ok(), "{ok}");
+            assert!(check_url(ok, "mysql", &key).is_ok(), "{ok}");
         }
         let cases = [
             (
@@ -478,10 +494,14 @@ mod tests {
             ),
             ("postgres://db1/x", "expected mysql://"),
             ("mysql:///sbtest", "no host"),
+            ("postgres://db1/sbtest", "expected mysql://"),
         ];
         for (url, msg) in cases {
             assert!(
-                check_url(url, &key).unwrap_err().message.contains(msg),
+                check_url(url, "mysql", &key)
+                    .unwrap_err()
+                    .message
+                    .contains(msg),
                 "{url}"
             );
         }

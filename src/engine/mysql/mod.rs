@@ -120,35 +120,6 @@ pub struct MysqlSession {
     local_infile: bool,
 }
 
-/// Rows as LOAD DATA's default text format: tab-separated, newline-terminated, backslash escapes.
-fn tsv(rows: &[Value], width: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(rows.len() * 48);
-    for row in rows.chunks(width.max(1)) {
-        for (i, v) in row.iter().enumerate() {
-            if i > 0 {
-                out.push(b'\t');
-            }
-            match v {
-                Value::Null => out.extend_from_slice(b"\\N"),
-                Value::Int(n) => out.extend_from_slice(n.to_string().as_bytes()),
-                Value::Float(f) => out.extend_from_slice(f.to_string().as_bytes()),
-                Value::Text(t) => {
-                    for &b in t.as_bytes() {
-                        match b {
-                            b'\t' => out.extend_from_slice(b"\\t"),
-                            b'\n' => out.extend_from_slice(b"\\n"),
-                            b'\\' => out.extend_from_slice(b"\\\\"),
-                            _ => out.push(b),
-                        }
-                    }
-                }
-            }
-        }
-        out.push(b'\n');
-    }
-    out
-}
-
 fn to_params(params: &[Value]) -> Params {
     if params.is_empty() {
         return Params::Empty;
@@ -274,7 +245,7 @@ impl Session for MysqlSession {
         if !self.local_infile {
             return Ok(false);
         }
-        let data = bytes::Bytes::from(tsv(rows, columns.len()));
+        let data = bytes::Bytes::from(super::tsv(rows, columns.len()));
         self.conn.set_infile_handler(async move {
             let stream: mysql_async::InfileData =
                 Box::pin(futures_util::stream::once(async move { Ok(data) }));
@@ -353,7 +324,7 @@ mod tests {
             Value::Float(1.5),
         ];
         assert_eq!(
-            String::from_utf8(tsv(&rows, 3)).unwrap(),
+            String::from_utf8(crate::engine::tsv(&rows, 3)).unwrap(),
             "1\ta\\tb\t\\N\n-2\tback\\\\slash\\nnew\t1.5\n"
         );
     }

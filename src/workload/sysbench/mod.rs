@@ -22,6 +22,10 @@ pub fn statements(engine: EngineKind) -> Statements {
             "schemas/sysbench/mysql/statements.sql",
             include_str!("../../../schemas/sysbench/mysql/statements.sql"),
         ),
+        EngineKind::Postgres => (
+            "schemas/sysbench/postgres/statements.sql",
+            include_str!("../../../schemas/sysbench/postgres/statements.sql"),
+        ),
     };
     // Compiled-in files are checked by tests; an unparsable one cannot ship.
     Statements::parse(source, text).unwrap_or_else(|e| panic!("{e}"))

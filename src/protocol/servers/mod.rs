@@ -1,37 +1,73 @@
-//! Server engines (MariaDB, MySQL): start the private instances on the target (or attach to an
-//! external server), connect, run the generic protocol, then stop every instance we started —
-//! on success, failure and interruption alike — and remove its data unless `keep_data`.
+//! Server engines (MariaDB/MySQL, PostgreSQL): start the private instances on the target (or
+//! attach to an external server), connect, run the generic protocol, then stop every instance we
+//! started — on success, failure and interruption alike — and remove its data unless
+//! `keep_data`. What differs per engine sits behind `ServerKind`; the lifecycle is written once.
+
+mod mysql;
+mod postgres;
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::prebuilt::{self, CopyReport};
 use super::{Ending, InstanceExtras, RunCtx, run_with};
-use crate::engine::EngineConfig;
-use crate::engine::mysql::{MysqlConfig, MysqlConnector};
-use crate::provision::mariadb::{MariadbInstance, MariadbSettings};
+use crate::engine::{Connector, EngineError};
 use crate::report::live::Console;
 use crate::scenario::Plan;
-use crate::scenario::plan::{PlanInstance, Provision};
+use crate::scenario::plan::{EngineKind, PlanInstance, Provision};
 use crate::workload::sysbench::Sysbench;
 
-/// How long a private server may take to accept connections.
-const START_TIMEOUT: Duration = Duration::from_secs(120);
+pub use mysql::MysqlServer;
+pub use postgres::PostgresServer;
 
-/// Variables recorded with each instance's results.
-const KEY_VARIABLES: [&str; 9] = [
-    "innodb_buffer_pool_size",
-    "innodb_log_file_size",
-    "innodb_flush_log_at_trx_commit",
-    "innodb_flush_method",
-    "innodb_io_capacity",
-    "max_connections",
-    "max_prepared_stmt_count",
-    "table_open_cache",
-    "version",
-];
+/// What one server engine provides to the shared lifecycle.
+pub trait ServerKind: Send + Sync + 'static {
+    /// A private instance we started (stops itself when dropped).
+    type Instance: Send + 'static;
+    type Connector: Connector;
+    /// Start a private instance in `dir` with `inst`'s settings sized for the plan. Blocking.
+    fn start(
+        plan: &Plan,
+        inst: &PlanInstance,
+        dir: &Path,
+        statements: usize,
+    ) -> Result<Self::Instance, String>;
+    fn url(i: &Self::Instance) -> String;
+    /// e.g. "127.0.0.1:40123 (pid 4242)".
+    fn describe(i: &Self::Instance) -> String;
+    /// Clean shutdown. Blocking.
+    fn stop(i: &mut Self::Instance) -> Result<(), String>;
+    /// Leave running; how to connect.
+    fn detach(i: Self::Instance) -> String;
+    fn connect(
+        url: &str,
+        password: Option<&str>,
+        statements: usize,
+    ) -> impl Future<Output = Result<Self::Connector, EngineError>> + Send;
+    /// Settings worth keeping with the results.
+    fn variables(c: &Self::Connector) -> impl Future<Output = BTreeMap<String, String>> + Send;
+    /// Whether the server allows what the plan needs (connections, prepared statements).
+    fn check_limits(
+        plan: &Plan,
+        vars: &BTreeMap<String, String>,
+        statements: usize,
+    ) -> Result<(), String>;
+}
+
+/// Dispatch on the engine kind: the one place that names each server engine.
+pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
+    match plan.instances[0].engine {
+        EngineKind::Mariadb | EngineKind::Mysql => run_kind::<MysqlServer>(plan, ctx).await,
+        EngineKind::Postgres => run_kind::<PostgresServer>(plan, ctx).await,
+        EngineKind::Sqlite => Ending::Failed("sqlite is not a server engine".into()),
+    }
+}
+
+/// How long a private server may take to accept connections.
+pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The password of an external instance, from `password_env` or `password_file`.
 pub fn password(inst: &PlanInstance) -> Result<Option<String>, String> {
@@ -48,32 +84,12 @@ pub fn password(inst: &PlanInstance) -> Result<Option<String>, String> {
     Ok(None)
 }
 
-/// Server settings for a private instance sized from the plan.
-fn settings(plan: &Plan, config: &MysqlConfig, statements_per_client: usize) -> MariadbSettings {
-    let clients = u64::from(plan.workload.clients);
-    let tables = u64::from(plan.workload.sysbench.tables);
-    MariadbSettings {
-        server_bin: config.server_bin.as_ref().map(PathBuf::from),
-        buffer_pool_bytes: config.buffer_pool_bytes,
-        log_file_size_bytes: config.log_file_size_bytes,
-        flush_log_at_trx_commit: config.flush_log_at_trx_commit,
-        flush_method: config.flush_method.clone(),
-        io_capacity: config.io_capacity,
-        extra: config.extra.clone(),
-        // clients + loaders + a few for us
-        max_connections: (clients + 64).min(100_000) as u32,
-        max_prepared_stmt_count: (clients * statements_per_client as u64 * 11 / 10 + 1024)
-            .min(1_048_576),
-        table_open_cache: (tables * clients.min(64) + 400).min(524_288) as u32,
-    }
-}
-
-pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
+async fn run_kind<K: ServerKind>(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let engine = plan.instances[0].engine;
     let statements = Sysbench::new(plan.workload.sysbench.clone(), engine).statements_per_client();
     let target = PathBuf::from(&plan.target_path);
-    let mut servers: Vec<(usize, MariadbInstance)> = Vec::new();
-    let copies = match copy_prebuilt(plan, statements, ctx).await {
+    let mut servers: Vec<(usize, K::Instance)> = Vec::new();
+    let copies = match copy_prebuilt::<K>(plan, statements, ctx).await {
         Ok(c) => c,
         Err(e) => return Ending::Failed(e),
     };
@@ -82,61 +98,43 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
         if inst.provision != Provision::Local {
             continue;
         }
-        let EngineConfig::Mysql(config) = &inst.config else {
-            return Ending::Failed(format!(
-                "instance {}: not a MySQL/MariaDB configuration",
-                inst.name
-            ));
-        };
-        let (name, dir, s) = (
-            inst.name.clone(),
-            target.join(&inst.name),
-            settings(plan, config, statements),
-        );
+        let (plan, inst, dir) = (plan.clone(), inst.clone(), target.join(&inst.name));
         ctx.console
-            .line(&format!("starting {name} in {}", dir.display()));
+            .line(&format!("starting {} in {}", inst.name, dir.display()));
         starts.push((
             i,
-            tokio::task::spawn_blocking(move || {
-                MariadbInstance::start(&name, &dir, &s, START_TIMEOUT)
-            }),
+            tokio::task::spawn_blocking(move || K::start(&plan, &inst, &dir, statements)),
         ));
     }
     let mut failure = None;
     for (i, h) in starts {
+        let name = &plan.instances[i].name;
         match h.await {
             Ok(Ok(server)) => {
-                ctx.console.line(&format!(
-                    "{} ready on 127.0.0.1:{} (pid {})",
-                    plan.instances[i].name,
-                    server.port(),
-                    server.pid()
-                ));
+                ctx.console
+                    .line(&format!("{name} ready on {}", K::describe(&server)));
                 servers.push((i, server));
             }
             Ok(Err(e)) => {
-                failure.get_or_insert(format!("instance {}: {e}", plan.instances[i].name));
+                failure.get_or_insert(format!("instance {name}: {e}"));
             }
             Err(e) => {
-                failure.get_or_insert(format!(
-                    "instance {}: start panicked: {e}",
-                    plan.instances[i].name
-                ));
+                failure.get_or_insert(format!("instance {name}: start panicked: {e}"));
             }
         }
     }
     let ending = match failure {
         Some(f) => Ending::Failed(f),
         None if ctx.cancel.is_cancelled() => Ending::Interrupted,
-        None => connect_and_run(plan, &servers, copies, statements, ctx).await,
+        None => connect_and_run::<K>(plan, &servers, copies, statements, ctx).await,
     };
-    teardown(plan, servers, ctx.console).await;
+    teardown::<K>(plan, servers, ctx.console).await;
     ending
 }
 
-async fn connect_and_run(
+async fn connect_and_run<K: ServerKind>(
     plan: &Plan,
-    servers: &[(usize, MariadbInstance)],
+    servers: &[(usize, K::Instance)],
     mut copies: Vec<Option<CopyReport>>,
     statements: usize,
     ctx: &mut RunCtx<'_>,
@@ -145,23 +143,18 @@ async fn connect_and_run(
     let mut extras = Vec::new();
     for (i, inst) in plan.instances.iter().enumerate() {
         let (url, password) = match servers.iter().find(|(j, _)| *j == i) {
-            Some((_, server)) => (server.url(), None),
+            Some((_, server)) => (K::url(server), None),
             None => match password(inst) {
                 Ok(p) => (inst.url.clone().unwrap_or_default(), p),
                 Err(e) => return Ending::Failed(e),
             },
         };
-        let connector = match MysqlConnector::new(&url, password.as_deref(), statements).await {
+        let connector = match K::connect(&url, password.as_deref(), statements).await {
             Ok(c) => c,
             Err(e) => return Ending::Failed(format!("instance {}: {e}", inst.name)),
         };
-        let vars: BTreeMap<String, String> = connector
-            .variables(&KEY_VARIABLES)
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
-        if let Err(e) = check_limits(plan, &vars, statements) {
+        let vars = K::variables(&connector).await;
+        if let Err(e) = K::check_limits(plan, &vars, statements) {
             return Ending::Failed(format!("instance {}: {e}", inst.name));
         }
         extras.push(InstanceExtras {
@@ -175,7 +168,7 @@ async fn connect_and_run(
 
 /// With `prebuilt_dir`: build the pre-built copy if absent, then copy it into every local
 /// instance's directory that has no data yet. One entry per instance.
-async fn copy_prebuilt(
+async fn copy_prebuilt<K: ServerKind>(
     plan: &Plan,
     statements: usize,
     ctx: &mut RunCtx<'_>,
@@ -189,17 +182,13 @@ async fn copy_prebuilt(
     }) else {
         return Ok(copies);
     };
-    let EngineConfig::Mysql(config) = &first.config else {
-        return Ok(copies);
-    };
     if !dir.join(prebuilt::key(plan)).join("data").is_dir() {
         ctx.console.line(&format!(
             "building the pre-built database {} (once)",
             dir.join(prebuilt::key(plan)).display()
         ));
     }
-    let source =
-        prebuilt::build(plan, &dir, &settings(plan, config, statements), ctx.cancel).await?;
+    let source = prebuilt::build::<K>(plan, first, &dir, statements, ctx.cancel).await?;
     for (i, inst) in plan.instances.iter().enumerate() {
         if inst.provision != Provision::Local || inst.prebuilt_dir.is_none() {
             continue;
@@ -228,42 +217,26 @@ async fn copy_prebuilt(
     Ok(copies)
 }
 
-/// The server must allow our connections and prepared statements (sysbench issue #217: a
-/// run of 32 clients on 100 tables needs 28,864 statements, above MySQL's default 16,382).
-fn check_limits(
-    plan: &Plan,
-    vars: &BTreeMap<String, String>,
-    statements: usize,
-) -> Result<(), String> {
-    let clients = u64::from(plan.workload.clients);
-    let needs = [
-        ("max_connections", clients + 10),
-        ("max_prepared_stmt_count", clients * statements as u64),
-    ];
-    for (name, need) in needs {
-        if let Some(have) = vars.get(name).and_then(|v| v.parse::<u64>().ok())
-            && have < need
-        {
-            return Err(format!(
-                "{name} is {have} but the plan needs {need}; raise it on the server (SET GLOBAL {name} = {need})"
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Stop (or leave running) every instance we started; remove data unless `keep_data`.
-async fn teardown(plan: &Plan, servers: Vec<(usize, MariadbInstance)>, console: &Console) {
+async fn teardown<K: ServerKind>(
+    plan: &Plan,
+    servers: Vec<(usize, K::Instance)>,
+    console: &Console,
+) {
     let mut stops = Vec::new();
     for (i, mut server) in servers {
         let inst = plan.instances[i].clone();
         if inst.keep_running {
-            console.always(&format!("{} left running: {}", inst.name, server.detach()));
+            console.always(&format!(
+                "{} left running: {}",
+                inst.name,
+                K::detach(server)
+            ));
             continue;
         }
         let data = Path::new(&plan.target_path).join(&inst.name);
         stops.push(tokio::task::spawn_blocking(move || {
-            let stopped = server.stop();
+            let stopped = K::stop(&mut server);
             let removed = if inst.keep_data || stopped.is_err() {
                 Ok(())
             } else {

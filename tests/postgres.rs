@@ -1,0 +1,299 @@
+//! Against real PostgreSQL clusters that the tests start themselves (private instances on
+//! temporary directories, ports of their own): lifecycle, side-by-side instances, external
+//! mode, retries under contention, a server killed mid-phase, and Ctrl-C.
+//! .ci/run installs the postgresql binaries when they are missing.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{bin, read_json, root, text};
+
+/// PIDs of postmasters whose command line mentions `dir`.
+fn servers_under(dir: &Path) -> Vec<u32> {
+    let needle = dir.display().to_string();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        let exe = std::fs::read_link(entry.path().join("exe")).unwrap_or_default();
+        if exe.file_name().is_some_and(|n| n == "postgres") && cmd.contains(&needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+struct Run {
+    tmp: tempfile::TempDir,
+}
+
+impl Run {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        // the cluster runs as the postgres user: it must reach the target below this directory
+        std::fs::set_permissions(
+            tmp.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        Run { tmp }
+    }
+    fn out(&self) -> std::path::PathBuf {
+        self.tmp.path().join("run")
+    }
+    fn target(&self) -> std::path::PathBuf {
+        self.tmp.path().join("target")
+    }
+    fn command(&self, time_scale: &str, sets: &[&str]) -> std::process::Command {
+        let mut cmd = bin();
+        cmd.args([
+            "run",
+            "scenarios/ci-sysbench-postgres.toml",
+            "--quiet",
+            "--time-scale",
+            time_scale,
+        ]);
+        cmd.arg("--out")
+            .arg(self.out())
+            .arg("--target")
+            .arg(self.target());
+        for s in sets {
+            cmd.args(["--set", s]);
+        }
+        cmd.current_dir(root());
+        cmd
+    }
+    fn run(&self, sets: &[&str]) -> (std::process::Output, serde_json::Value) {
+        let out = self.command("0.2", sets).output().unwrap();
+        let path = self.out().join("result.json");
+        let result = if path.exists() {
+            read_json(&path)
+        } else {
+            serde_json::Value::Null
+        };
+        (out, result)
+    }
+    /// The CI scenario at full length, returned once its first interval rows are written.
+    fn spawn_until_running(&self, stderr: std::process::Stdio) -> std::process::Child {
+        let child = self
+            .command("1", &["report_interval=1s"])
+            .stdout(std::process::Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        wait_for_lines(&self.out().join("series.csv"), 3, Duration::from_secs(120));
+        child
+    }
+}
+
+fn wait_for_lines(path: &Path, n: usize, limit: Duration) {
+    let start = Instant::now();
+    while std::fs::read_to_string(path)
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+        < n
+    {
+        assert!(
+            start.elapsed() < limit,
+            "{} did not reach {n} lines",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(start.elapsed() < limit, "still running after {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_private_cluster_runs_the_protocol_and_leaves_nothing_behind() {
+    let r = Run::new();
+    let (out, result) = r.run(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(result["complete"], true);
+    let inst = &result["instances"][0];
+    assert!(
+        inst["version"].as_str().unwrap().starts_with("PostgreSQL"),
+        "{inst}"
+    );
+    assert_eq!(inst["variables"]["shared_buffers"], "128MB");
+    assert!(inst["load"]["rows_per_s"].as_f64().unwrap() > 0.0);
+    let s = &result["phases"][1]["summary"];
+    let tx = s["transactions"].as_u64().unwrap();
+    assert!(tx > 50, "{s}");
+    assert_eq!(s["queries"]["reads"].as_u64().unwrap(), tx * 14);
+    assert!(
+        servers_under(&r.target()).is_empty(),
+        "no server left running"
+    );
+    assert!(
+        !r.target().join("postgres-1").exists(),
+        "data removed (keep_data = false)"
+    );
+}
+
+#[test]
+fn two_clusters_side_by_side() {
+    let r = Run::new();
+    let (out, result) = r.run(&["instance.0.count=2", "workload.clients=4"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let per = result["phases"][1]["per_instance"].as_array().unwrap();
+    assert_eq!(per.len(), 2);
+    assert!(
+        per.iter()
+            .all(|p| p["summary"]["transactions"].as_u64().unwrap() > 0)
+    );
+    assert!(servers_under(&r.target()).is_empty());
+}
+
+#[test]
+fn an_external_server_is_used_as_it_is() {
+    use drivebench::provision::postgres::{PostgresInstance, PostgresSettings};
+    let r = Run::new();
+    let server = PostgresInstance::start(
+        "external",
+        &r.tmp.path().join("srv"),
+        &PostgresSettings::default(),
+        Duration::from_secs(120),
+    )
+    .unwrap();
+    let url = format!(
+        "instance.0.url=\"postgres://postgres@127.0.0.1:{}/drivebench_ext\"",
+        server.port()
+    );
+    let (out, result) = r.run(&["instance.0.provision=external", &url]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        result["phases"][1]["summary"]["transactions"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    drop(server);
+}
+
+#[test]
+fn conflicts_under_contention_are_retried_and_counted() {
+    let r = Run::new();
+    let (out, result) = r.run(&[
+        "workload.tables=1",
+        "workload.table_size=10",
+        "workload.clients=16",
+        "workload.range_size=5",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let phases = result["phases"].as_array().unwrap();
+    let codes: Vec<String> = phases
+        .iter()
+        .flat_map(|p| {
+            p["summary"]["errors_by_code"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["code"].as_str().unwrap().to_string())
+        })
+        .collect();
+    assert!(!codes.is_empty(), "16 clients on 10 rows conflict");
+    assert!(
+        codes
+            .iter()
+            .all(|c| ["40P01", "40001", "55P03", "23505"].contains(&c.as_str())),
+        "{codes:?}"
+    );
+    assert!(phases[1]["summary"]["transactions"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results() {
+    let r = Run::new();
+    let mut child = r.spawn_until_running(std::process::Stdio::piped());
+    let pids = servers_under(&r.target());
+    assert_eq!(pids.len(), 1, "one postmaster: {pids:?}");
+    std::process::Command::new("kill")
+        .args(["-KILL", &pids[0].to_string()])
+        .status()
+        .unwrap();
+    let status = wait_exit(&mut child, Duration::from_secs(15));
+    assert_eq!(status.code(), Some(1));
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(
+        err.contains("postgres-1") && err.contains("lost connection"),
+        "{err}"
+    );
+    let result = read_json(&r.out().join("result.json"));
+    assert_eq!(result["complete"], false);
+    assert!(
+        result["phases"][0]["summary"]["transactions"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(servers_under(&r.target()).is_empty());
+}
+
+#[test]
+fn ctrl_c_stops_the_cluster_and_keeps_partial_results() {
+    let r = Run::new();
+    let mut child = r.spawn_until_running(std::process::Stdio::null());
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(
+        wait_exit(&mut child, Duration::from_secs(60)).code(),
+        Some(130)
+    );
+    assert_eq!(
+        read_json(&r.out().join("result.json"))["status"],
+        "interrupted"
+    );
+    assert!(
+        servers_under(&r.target()).is_empty(),
+        "no server left after Ctrl-C"
+    );
+}
+
+#[test]
+fn a_failed_load_still_stops_the_cluster() {
+    let r = Run::new();
+    let (out, result) = r.run(&["workload.prepare=never"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(result["status"], "failed");
+    assert!(servers_under(&r.target()).is_empty());
+}
+
+#[test]
+fn a_prebuilt_cluster_is_built_once_and_copied_before_every_run() {
+    let pre = Run::new();
+    let set = format!(
+        "instance.0.prebuilt_dir=\"{}\"",
+        pre.tmp.path().join("pre").display()
+    );
+    let mut sizes = Vec::new();
+    for _ in 0..2 {
+        let r = Run::new();
+        let (out, result) = r.run(&[&set, "workload.clients=2"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let inst = &result["instances"][0];
+        assert_eq!(inst["load"]["reused"], true, "{inst}");
+        sizes.push(inst["prebuilt"]["bytes"].as_u64().unwrap());
+        assert!(servers_under(pre.tmp.path()).is_empty() && servers_under(&r.target()).is_empty());
+    }
+    assert_eq!(sizes[0], sizes[1], "identical bytes every run");
+}
