@@ -81,6 +81,7 @@ printf "sysbench prepare: %.2f s   drivebench load: %.2f s (%s rows/s)   speed-u
     "$sb_load" "$db_load" "$db_rows_s" "$(echo "$sb_load / $db_load" | bc -l)"
 
 results="$work/results.tsv"
+: > "$results"
 for c in $CLIENTS; do
     for p in $(seq 1 "$PAIRS"); do
         /usr/bin/time -f "%U %S" -o "$work/sb.time" sysbench oltp_read_write "${SB[@]}" --threads="$c" \

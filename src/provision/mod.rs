@@ -26,33 +26,36 @@ const EMERGENCY_GRACE: Duration = Duration::from_secs(10);
 /// How often process state is polled while waiting for an exit.
 const POLL_INTERVAL: Duration = Duration::from_millis(25);
 
-/// PIDs of the servers started by this process that are still running.
-static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+/// Servers started by this process that are still running: PID and the signal that asks that
+/// engine for a prompt clean shutdown (SIGTERM for mariadbd, SIGINT "fast" for PostgreSQL,
+/// whose SIGTERM would wait for every client to disconnect).
+static RUNNING: Mutex<Vec<(u32, Signal)>> = Mutex::new(Vec::new());
 
-fn running() -> std::sync::MutexGuard<'static, Vec<u32>> {
+fn running() -> std::sync::MutexGuard<'static, Vec<(u32, Signal)>> {
     RUNNING.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn register(pid: u32) {
-    running().push(pid);
+fn register(pid: u32, stop: Signal) {
+    running().push((pid, stop));
 }
 
 fn unregister(pid: u32) {
-    running().retain(|&p| p != pid);
+    running().retain(|&(p, _)| p != pid);
 }
 
-/// Stop every server this process started and has not stopped, detached or killed yet: SIGTERM
-/// each, wait up to 10 s for all of them to exit, then SIGKILL the rest. For the emergency exit
+/// Stop every server this process started and has not stopped, detached or killed yet: its stop
+/// signal to each, wait up to 10 s for all of them to exit, then SIGKILL the rest. For the emergency exit
 /// path; it never panics. Exited servers stay unreaped (zombies) until their
 /// [`MariadbInstance`] is stopped or dropped, or this process exits.
 pub fn kill_all_registered() {
-    let pids = std::mem::take(&mut *running());
-    if pids.is_empty() {
+    let registered = std::mem::take(&mut *running());
+    if registered.is_empty() {
         return;
     }
+    let pids: Vec<u32> = registered.iter().map(|&(pid, _)| pid).collect();
     tracing::warn!(?pids, "terminating the servers still running");
-    for &pid in &pids {
-        send_signal(pid, Signal::TERM);
+    for &(pid, stop) in &registered {
+        send_signal(pid, stop);
     }
     let deadline = Instant::now() + EMERGENCY_GRACE;
     while Instant::now() < deadline && !pids.iter().all(|&pid| has_exited(pid)) {
@@ -61,7 +64,7 @@ pub fn kill_all_registered() {
     for &pid in pids.iter().filter(|&&pid| !has_exited(pid)) {
         tracing::warn!(
             pid,
-            "server did not exit within {EMERGENCY_GRACE:?} of SIGTERM; killing it"
+            "server did not exit within {EMERGENCY_GRACE:?} of its stop signal; killing it"
         );
         send_signal(pid, Signal::KILL);
     }
@@ -113,6 +116,11 @@ fn has_exited(pid: u32) -> bool {
     }
 }
 
+/// Provision tests of every engine hold this shared while they have servers running; a test
+/// calling [`kill_all_registered`] holds it exclusively, so it kills only its own server.
+#[cfg(test)]
+pub(crate) static TEST_SERVERS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,10 +128,10 @@ mod tests {
     #[test]
     fn registry_forgets_unregistered_pids() {
         // u32::MAX is never a real pid, so nothing else can be signalled by mistake.
-        register(u32::MAX);
-        assert!(running().contains(&u32::MAX));
+        register(u32::MAX, Signal::TERM);
+        assert!(running().iter().any(|&(p, _)| p == u32::MAX));
         unregister(u32::MAX);
-        assert!(!running().contains(&u32::MAX));
+        assert!(!running().iter().any(|&(p, _)| p == u32::MAX));
     }
 
     #[test]

@@ -40,7 +40,7 @@ use super::{ProvisionError, send_signal, unregister, wait_for_exit};
 /// How long a server gets to finish a fast shutdown (SIGINT) before an immediate one.
 const STOP_GRACE: Duration = Duration::from_secs(120);
 
-/// How long a server gets to finish an immediate shutdown (SIGQUIT) before SIGKILL.
+/// How long a server gets to finish an immediate shutdown (SIGQUIT) before SIGKILL, at most.
 const QUIT_GRACE: Duration = Duration::from_secs(10);
 
 /// How long a server that missed its start-up deadline gets after SIGINT before SIGQUIT.
@@ -309,7 +309,7 @@ impl PostgresInstance {
             Err(err) => return Err(format!("cannot wait for it: {err}")),
         }
         send_signal(self.pid, Signal::QUIT);
-        let quit = wait_for_exit(&mut self.child, QUIT_GRACE);
+        let quit = wait_for_exit(&mut self.child, grace.min(QUIT_GRACE));
         let how = if matches!(quit, Ok(Some(_))) {
             "was stopped with SIGQUIT (immediate shutdown)"
         } else {

@@ -62,7 +62,7 @@ impl Launch<'_> {
                 source,
             })?;
         let pid = child.id();
-        register(pid);
+        register(pid, rustix::process::Signal::TERM);
         // From here on, dropping `instance` stops the server.
         let mut instance = MariadbInstance {
             name: self.name.to_string(),

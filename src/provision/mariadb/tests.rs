@@ -2,7 +2,7 @@
 //! and fail, not skip, without it: CI installs `mariadb-server` for them.
 
 use std::path::Path;
-use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{PoisonError, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use super::launch::greets;
@@ -11,12 +11,10 @@ use crate::provision::{has_exited, kill_all_registered};
 
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Tests hold this shared while they have servers running; the one calling
-/// [`kill_all_registered`] holds it exclusively, so it kills only its own server.
-static SERVERS: RwLock<()> = RwLock::new(());
-
 fn shared() -> RwLockReadGuard<'static, ()> {
-    SERVERS.read().unwrap_or_else(PoisonError::into_inner)
+    crate::provision::TEST_SERVERS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Small settings for a test instance; fails the test when no server binary can be found.
@@ -161,7 +159,9 @@ fn a_killed_server_leaves_no_process_and_recovers_at_the_next_start() {
 
 #[test]
 fn kill_all_registered_terminates_started_servers() {
-    let _only_this_test = SERVERS.write().unwrap_or_else(PoisonError::into_inner);
+    let _only_this_test = crate::provision::TEST_SERVERS
+        .write()
+        .unwrap_or_else(PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let mut db = start(dir.path(), &settings());
     let pid = db.pid();

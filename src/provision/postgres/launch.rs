@@ -73,7 +73,7 @@ impl Launch<'_> {
                 source,
             })?;
         let pid = child.id();
-        register(pid);
+        register(pid, rustix::process::Signal::INT);
         // From here on, dropping `instance` stops the server.
         let mut instance = PostgresInstance {
             name: self.name.to_string(),

@@ -4,7 +4,7 @@
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{PoisonError, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use super::launch::accepts_connections;
@@ -16,12 +16,10 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the backends of a killed postmaster get to notice and exit.
 const ORPHAN_GRACE: Duration = Duration::from_secs(10);
 
-/// Tests hold this shared while they have servers running; the one calling
-/// [`kill_all_registered`] holds it exclusively, so it kills only its own server.
-static SERVERS: RwLock<()> = RwLock::new(());
-
 fn shared() -> RwLockReadGuard<'static, ()> {
-    SERVERS.read().unwrap_or_else(PoisonError::into_inner)
+    crate::provision::TEST_SERVERS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Small settings for a test instance; fails the test when no server binary can be found.
@@ -288,8 +286,30 @@ fn a_killed_server_leaves_no_process_and_recovers_at_the_next_start() {
 }
 
 #[test]
+fn a_server_that_ignores_shutdown_is_killed_with_its_backends() {
+    let _servers = shared();
+    let dir = test_dir();
+    let s = settings();
+    let mut db = start(dir.path(), &s);
+    let pid = db.pid();
+    // A stopped postmaster ignores SIGINT and SIGQUIT until it is killed.
+    send_signal(pid, Signal::STOP);
+    let err = db.stop_within(Duration::from_millis(200)).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("did not finish a fast shutdown") && text.contains("was killed"),
+        "{text}"
+    );
+    assert!(!process_exists(pid));
+    assert_nothing_left(pid, dir.path());
+    start(dir.path(), &s).stop().expect("recovered and stopped");
+}
+
+#[test]
 fn kill_all_registered_terminates_started_servers() {
-    let _only_this_test = SERVERS.write().unwrap_or_else(PoisonError::into_inner);
+    let _only_this_test = crate::provision::TEST_SERVERS
+        .write()
+        .unwrap_or_else(PoisonError::into_inner);
     let dir = test_dir();
     let mut db = start(dir.path(), &settings());
     let pid = db.pid();
