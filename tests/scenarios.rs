@@ -190,3 +190,18 @@ fn a_missing_password_variable_is_invalid_input() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("password_env DRIVEBENCH_TEST_UNSET_PASSWORD is not set"));
 }
+
+#[test]
+fn the_postgres_protocol_plans_four_clusters_over_three_hours() {
+    let out = run(&["plan", "scenarios/sysbench-postgres.toml"]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        s.contains(
+            "postgres-1 (local), postgres-2 (local), postgres-3 (local), postgres-4 (local)"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("+2h") && s.contains("+3h"), "{s}");
+    assert!(s.contains("x the 4.0 GiB shared_buffers: I/O-bound"), "{s}");
+}

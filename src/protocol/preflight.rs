@@ -132,49 +132,51 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
     out
 }
 
-/// Buffer pool against the dataset (which regime the run measures) and against host memory.
+/// The engine's cache (InnoDB buffer pool, shared_buffers) against the dataset — which regime
+/// the run measures — and against host memory.
 fn server_findings(plan: &Plan, memory: Option<u64>, out: &mut Vec<Finding>) {
-    let local: Vec<_> = plan
+    let pools: Vec<(u64, &str)> = plan
         .instances
         .iter()
         .filter(|i| i.provision == Provision::Local)
-        .collect();
-    let pools: Vec<u64> = local
-        .iter()
         .filter_map(|i| match &i.config {
-            EngineConfig::Mysql(c) => Some(c.buffer_pool_bytes),
-            EngineConfig::Postgres(c) => Some(c.shared_buffers_bytes),
+            EngineConfig::Mysql(c) => Some((c.buffer_pool_bytes, "buffer pool")),
+            EngineConfig::Postgres(c) => Some((c.shared_buffers_bytes, "shared_buffers")),
             EngineConfig::Sqlite(_) => None,
         })
         .collect();
-    let Some(&pool) = pools.first() else {
+    let Some(&(pool, cache)) = pools.first() else {
         return;
     };
     let data = plan.estimates.data_bytes_per_instance;
     let ratio = data as f64 / pool.max(1) as f64;
     let regime = if ratio >= 3.0 {
-        "I/O-bound: most reads miss the buffer pool and reach the drive (the reviews keep about 10x)"
+        format!(
+            "I/O-bound: most reads miss the {cache} and reach the drive (the reviews keep about 10x)"
+        )
     } else if ratio > 1.0 {
-        "partly cached: the drive sees the misses and the writes"
+        "partly cached: the drive sees the misses and the writes".to_string()
     } else {
-        "cache-bound: the data fits in the buffer pool, so the drive sees mostly log and page writes"
+        format!(
+            "cache-bound: the data fits in the {cache}, so the drive sees mostly log and page writes"
+        )
     };
     out.push(finding(
         Level::Note,
         format!(
-            "dataset {} per instance is {ratio:.1}x the {} buffer pool: {regime}",
+            "dataset {} per instance is {ratio:.1}x the {} {cache}: {regime}",
             format_bytes(data),
             format_bytes(pool)
         ),
     ));
-    let total: u64 = pools.iter().sum();
+    let total: u64 = pools.iter().map(|(p, _)| p).sum();
     if let Some(mem) = memory
         && total > mem
     {
         out.push(finding(
             Level::Error,
             format!(
-                "{} instance(s) with {} of buffer pool need {} of memory but this host has {}; `run` would refuse",
+                "{} instance(s) with {} of {cache} need {} of memory but this host has {}; `run` would refuse",
                 pools.len(),
                 format_bytes(pool),
                 format_bytes(total),

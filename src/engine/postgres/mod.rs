@@ -6,7 +6,8 @@
 mod config;
 
 use bytes::{BufMut, BytesMut};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{Client, NoTls, Statement};
@@ -252,24 +253,36 @@ impl Session for PgSession {
             .sum())
     }
 
-    /// `COPY ... FROM STDIN` in the text format.
+    /// `COPY ... FROM STDIN (FORMAT binary)` with the table's own column types.
     async fn bulk_load(
         &mut self,
         table: &str,
         columns: &[&str],
         rows: &[Value],
     ) -> Result<bool, EngineError> {
-        let sql = format!("COPY {table} ({}) FROM STDIN", columns.join(", "));
+        let cols = columns.join(", ");
+        let probe = self
+            .client
+            .prepare(&format!("SELECT {cols} FROM {table} LIMIT 0"))
+            .await
+            .map_err(classify)?;
+        let types: Vec<Type> = probe.columns().iter().map(|c| c.type_().clone()).collect();
         let sink = self
             .client
-            .copy_in::<_, bytes::Bytes>(&sql)
+            .copy_in::<_, bytes::Bytes>(&format!(
+                "COPY {table} ({cols}) FROM STDIN (FORMAT binary)"
+            ))
             .await
             .map_err(classify)?;
-        let mut sink = std::pin::pin!(sink);
-        sink.send(bytes::Bytes::from(super::tsv(rows, columns.len())))
-            .await
-            .map_err(classify)?;
-        sink.as_mut().finish().await.map_err(classify)?;
+        let writer = BinaryCopyInWriter::new(sink, &types);
+        let mut writer = std::pin::pin!(writer);
+        for row in rows.chunks(columns.len().max(1)) {
+            let binds: Vec<Bind<'_>> = row.iter().map(Bind).collect();
+            let refs: Vec<&(dyn ToSql + Sync)> =
+                binds.iter().map(|b| b as &(dyn ToSql + Sync)).collect();
+            writer.as_mut().write(&refs).await.map_err(classify)?;
+        }
+        writer.finish().await.map_err(classify)?;
         Ok(true)
     }
 }
