@@ -12,7 +12,6 @@ mod tests;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Child;
 use std::time::{Duration, Instant};
 
 use rustix::process::Signal;
@@ -20,8 +19,10 @@ use rustix::process::Signal;
 use self::config::Layout;
 use self::launch::{Launch, free_port};
 use self::locate::Server;
+use super::ProvisionError;
 use super::error::log_tail;
-use super::{ProvisionError, send_signal, unregister, wait_for_exit};
+use super::port::start_on_free_port;
+use super::process::{KillTarget, ServerProcess, StopOutcome};
 
 pub use self::locate::Flavor;
 
@@ -75,24 +76,15 @@ impl Default for MariadbSettings {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Running,
-    Stopped,
-    Detached,
-}
-
 /// A running private server; stopped when dropped unless [`detach`](Self::detach)ed.
 #[derive(Debug)]
 pub struct MariadbInstance {
     name: String,
     layout: Layout,
     server: Server,
-    child: Child,
-    pid: u32,
+    process: ServerProcess,
     port: u16,
     reused_data: bool,
-    state: State,
 }
 
 impl MariadbInstance {
@@ -127,9 +119,7 @@ impl MariadbInstance {
             init::initialise(&server, &layout, timeout)?;
         }
         let deadline = Instant::now() + timeout;
-        let mut attempt = 1;
-        loop {
-            let port = free_port()?;
+        start_on_free_port(PORT_ATTEMPTS, "Bind on TCP/IP port", free_port, |port| {
             write_config(port)?;
             let launch = Launch {
                 name,
@@ -138,16 +128,8 @@ impl MariadbInstance {
                 port,
                 reused_data,
             };
-            match launch.run(deadline, timeout) {
-                Err(ProvisionError::StartFailed { log_tail, .. })
-                    if attempt < PORT_ATTEMPTS && log_tail.contains("Bind on TCP/IP port") =>
-                {
-                    tracing::debug!(port, "another process took the port first; picking another");
-                    attempt += 1;
-                }
-                other => return other,
-            }
-        }
+            launch.run(deadline, timeout)
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -171,7 +153,7 @@ impl MariadbInstance {
     }
 
     pub fn pid(&self) -> u32 {
-        self.pid
+        self.process.pid()
     }
 
     /// Which server this is and its version line, e.g. "mariadbd  Ver 10.11.19-MariaDB ...".
@@ -203,64 +185,43 @@ impl MariadbInstance {
 
     /// Leave the server running after drivebench exits; returns how to connect to it.
     pub fn detach(mut self) -> String {
-        self.state = State::Detached;
-        unregister(self.pid);
+        self.process.detach();
         format!(
             "`{} --socket={} -uroot` or TCP 127.0.0.1:{} (pid {}; stop it with `kill {}`)",
             self.server.flavor.client(),
             self.layout.socket.display(),
             self.port,
-            self.pid,
-            self.pid
+            self.pid(),
+            self.pid()
         )
     }
 
     /// Kill without a clean shutdown (SIGKILL), as a crash would: the socket and pid file stay.
     pub fn kill_for_test(&mut self) {
-        if self.state != State::Running {
-            return;
-        }
-        self.state = State::Stopped;
-        unregister(self.pid);
-        send_signal(self.pid, Signal::KILL);
-        if let Err(err) = self.child.wait() {
-            tracing::warn!(pid = self.pid, %err, "cannot reap killed server");
-        }
+        self.process.kill();
     }
 
     fn stop_within(&mut self, grace: Duration) -> Result<(), ProvisionError> {
-        if self.state != State::Running {
-            return Ok(());
-        }
-        self.state = State::Stopped;
-        unregister(self.pid);
         let started = Instant::now();
-        let outcome = match self.child.try_wait() {
-            Ok(Some(status)) if status.success() => Ok(()),
-            Ok(Some(status)) => Err(format!("the server had already exited ({status})")),
-            Ok(None) => {
-                send_signal(self.pid, Signal::TERM);
-                match wait_for_exit(&mut self.child, grace) {
-                    Ok(Some(status)) if status.success() => Ok(()),
-                    Ok(Some(status)) => Err(format!("it exited with {status} after SIGTERM")),
-                    Ok(None) => {
-                        send_signal(self.pid, Signal::KILL);
-                        let _ = self.child.wait();
-                        Err(format!(
-                            "it did not exit within {grace:?} of SIGTERM and was killed; InnoDB \
-                             recovers at the next start"
-                        ))
-                    }
-                    Err(err) => Err(format!("cannot wait for it: {err}")),
-                }
-            }
-            Err(err) => Err(format!("cannot wait for it: {err}")),
+        let Some(outcome) =
+            self.process
+                .stop(&[(Signal::TERM, grace)], "SIGTERM", KillTarget::Process)
+        else {
+            return Ok(());
+        };
+        let outcome = match outcome {
+            StopOutcome::Clean => Ok(()),
+            StopOutcome::Failed(reason) => Err(reason),
+            StopOutcome::Escalated(_) => Err(format!(
+                "it did not exit within {grace:?} of SIGTERM and was killed; InnoDB recovers at \
+                 the next start"
+            )),
         };
         init::remove_runtime_files(&self.layout);
-        tracing::info!(name = %self.name, pid = self.pid, elapsed = ?started.elapsed(), "server stopped");
+        tracing::info!(name = %self.name, pid = self.pid(), elapsed = ?started.elapsed(), "server stopped");
         outcome.map_err(|reason| ProvisionError::Stop {
             dir: self.layout.dir.clone(),
-            pid: self.pid,
+            pid: self.pid(),
             reason,
             log: self.layout.error_log.clone(),
             log_tail: log_tail(&self.layout.error_log, 0),
@@ -270,7 +231,7 @@ impl MariadbInstance {
 
 impl Drop for MariadbInstance {
     fn drop(&mut self) {
-        if self.state == State::Running
+        if self.process.is_running()
             && let Err(err) = self.stop()
         {
             tracing::warn!(name = %self.name, "{err}");

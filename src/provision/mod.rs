@@ -9,8 +9,14 @@
 //! drivebench only, which then decides how to stop them.
 
 mod error;
+mod init;
+mod locate;
 pub mod mariadb;
+mod port;
 pub mod postgres;
+mod process;
+#[cfg(test)]
+mod test_support;
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};

@@ -25,17 +25,18 @@ mod tests;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Child;
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal};
+use rustix::process::Signal;
 
 use self::account::Account;
 use self::config::Layout;
 use self::launch::{Launch, free_port};
 use self::locate::Server;
+use super::ProvisionError;
 use super::error::log_tail;
-use super::{ProvisionError, send_signal, unregister, wait_for_exit};
+use super::port::start_on_free_port;
+use super::process::{KillTarget, ServerProcess, StopOutcome};
 
 /// How long a server gets to finish a fast shutdown (SIGINT) before an immediate one.
 const STOP_GRACE: Duration = Duration::from_secs(120);
@@ -90,24 +91,15 @@ impl Default for PostgresSettings {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Running,
-    Stopped,
-    Detached,
-}
-
 /// A running private server; stopped when dropped unless [`detach`](Self::detach)ed.
 #[derive(Debug)]
 pub struct PostgresInstance {
     name: String,
     layout: Layout,
     server: Server,
-    child: Child,
-    pid: u32,
+    process: ServerProcess,
     port: u16,
     reused_data: bool,
-    state: State,
 }
 
 impl PostgresInstance {
@@ -173,9 +165,7 @@ impl PostgresInstance {
             )?;
         }
         let deadline = Instant::now() + timeout;
-        let mut attempt = 1;
-        loop {
-            let port = free_port()?;
+        start_on_free_port(PORT_ATTEMPTS, "could not bind IPv4", free_port, |port| {
             write_config(port)?;
             let launch = Launch {
                 name,
@@ -185,16 +175,8 @@ impl PostgresInstance {
                 port,
                 reused_data,
             };
-            match launch.run(deadline, timeout) {
-                Err(ProvisionError::StartFailed { log_tail, .. })
-                    if attempt < PORT_ATTEMPTS && log_tail.contains("could not bind IPv4") =>
-                {
-                    tracing::debug!(port, "another process took the port first; picking another");
-                    attempt += 1;
-                }
-                other => return other,
-            }
-        }
+            launch.run(deadline, timeout)
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -207,7 +189,7 @@ impl PostgresInstance {
 
     /// The postmaster's process id.
     pub fn pid(&self) -> u32 {
-        self.pid
+        self.process.pid()
     }
 
     /// PGDATA.
@@ -250,86 +232,60 @@ impl PostgresInstance {
 
     /// Leave the server running after drivebench exits; returns how to connect to it.
     pub fn detach(mut self) -> String {
-        self.state = State::Detached;
-        unregister(self.pid);
+        self.process.detach();
         format!(
             "`psql -h {} -p {} -U postgres` or {} (pid {}; stop it with `kill -INT {}`)",
             self.layout.dir.display(),
             self.port,
             self.url(),
-            self.pid,
-            self.pid
+            self.pid(),
+            self.pid()
         )
     }
 
     /// Kill the postmaster without a clean shutdown (SIGKILL), as a crash would; its children
     /// notice and exit on their own. The socket and `postmaster.pid` stay behind.
     pub fn kill_for_test(&mut self) {
-        if self.state != State::Running {
-            return;
-        }
-        self.state = State::Stopped;
-        unregister(self.pid);
-        send_signal(self.pid, Signal::KILL);
-        if let Err(err) = self.child.wait() {
-            tracing::warn!(pid = self.pid, %err, "cannot reap killed server");
-        }
+        self.process.kill();
     }
 
+    /// Fast shutdown, escalating to an immediate one, then to killing the process group.
     fn stop_within(&mut self, grace: Duration) -> Result<(), ProvisionError> {
-        if self.state != State::Running {
-            return Ok(());
-        }
-        self.state = State::Stopped;
-        unregister(self.pid);
         let started = Instant::now();
-        let outcome = match self.child.try_wait() {
-            Ok(Some(status)) if status.success() => Ok(()),
-            Ok(Some(status)) => Err(format!("the server had already exited ({status})")),
-            Ok(None) => self.shut_down(grace),
-            Err(err) => Err(format!("cannot wait for it: {err}")),
+        let steps = [(Signal::INT, grace), (Signal::QUIT, grace.min(QUIT_GRACE))];
+        let Some(outcome) = self.process.stop(&steps, "SIGINT", KillTarget::Group) else {
+            return Ok(());
         };
-        tracing::info!(name = %self.name, pid = self.pid, elapsed = ?started.elapsed(), "server stopped");
+        let outcome = match outcome {
+            StopOutcome::Clean => Ok(()),
+            StopOutcome::Failed(reason) => Err(reason),
+            StopOutcome::Escalated(ended_by) => {
+                let how = if ended_by.is_some() {
+                    "was stopped with SIGQUIT (immediate shutdown)"
+                } else {
+                    // The backends went with it: they are in the postmaster's process group.
+                    "was killed"
+                };
+                Err(format!(
+                    "it did not finish a fast shutdown within {grace:?} of SIGINT and {how}; \
+                     crash recovery runs at the next start"
+                ))
+            }
+        };
+        tracing::info!(name = %self.name, pid = self.pid(), elapsed = ?started.elapsed(), "server stopped");
         outcome.map_err(|reason| ProvisionError::Stop {
             dir: self.layout.dir.clone(),
-            pid: self.pid,
+            pid: self.pid(),
             reason,
             log: self.layout.server_log.clone(),
             log_tail: log_tail(&self.layout.server_log, 0),
         })
     }
-
-    /// Fast shutdown, escalating to an immediate one, then to killing the process group.
-    fn shut_down(&mut self, grace: Duration) -> Result<(), String> {
-        send_signal(self.pid, Signal::INT);
-        match wait_for_exit(&mut self.child, grace) {
-            Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => return Err(format!("it exited with {status} after SIGINT")),
-            Ok(None) => {}
-            Err(err) => return Err(format!("cannot wait for it: {err}")),
-        }
-        send_signal(self.pid, Signal::QUIT);
-        let quit = wait_for_exit(&mut self.child, grace.min(QUIT_GRACE));
-        let how = if matches!(quit, Ok(Some(_))) {
-            "was stopped with SIGQUIT (immediate shutdown)"
-        } else {
-            // Take the backends with it: they are in the postmaster's process group.
-            if let Some(group) = i32::try_from(self.pid).ok().and_then(Pid::from_raw) {
-                let _ = rustix::process::kill_process_group(group, Signal::KILL);
-            }
-            let _ = self.child.wait();
-            "was killed"
-        };
-        Err(format!(
-            "it did not finish a fast shutdown within {grace:?} of SIGINT and {how}; crash \
-             recovery runs at the next start"
-        ))
-    }
 }
 
 impl Drop for PostgresInstance {
     fn drop(&mut self) {
-        if self.state == State::Running
+        if self.process.is_running()
             && let Err(err) = self.stop()
         {
             tracing::warn!(name = %self.name, "{err}");

@@ -9,12 +9,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal};
-
 use super::config::Layout;
 use super::locate::{self, Flavor, Server};
 use crate::provision::error::{log_len, log_tail};
-use crate::provision::{ProvisionError, has_exited, wait_for_exit};
+use crate::provision::init::{absent_or_empty, remove_dir_if_present};
+use crate::provision::process::run_to_completion;
+use crate::provision::{ProvisionError, has_exited};
 
 /// Whether `layout.data` holds an initialised server (its `mysql` system schema). An empty or
 /// absent data directory is not; one holding other files is refused rather than overwritten.
@@ -22,23 +22,11 @@ pub fn is_initialised(layout: &Layout) -> Result<bool, ProvisionError> {
     if layout.data.join("mysql").is_dir() {
         return Ok(true);
     }
-    match std::fs::read_dir(&layout.data) {
-        Err(err) if err.kind() == ErrorKind::NotFound => Ok(false),
-        Err(err) => Err(ProvisionError::io("read directory", &layout.data)(err)),
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                return Err(ProvisionError::UnusablePath {
-                    path: layout.data.clone(),
-                    reason: "holds files but no initialised server (no mysql/ directory); \
-                             remove it or use another directory"
-                        .to_string(),
-                });
-            }
-            std::fs::remove_dir(&layout.data)
-                .map_err(ProvisionError::io("remove empty directory", &layout.data))?;
-            Ok(false)
-        }
-    }
+    absent_or_empty(
+        &layout.data,
+        "holds files but no initialised server (no mysql/ directory); \
+         remove it or use another directory",
+    )
 }
 
 /// Create the system tables in a new data directory: `mariadb-install-db` for MariaDB,
@@ -95,19 +83,8 @@ pub fn initialise(
             program: program.clone(),
             source,
         })?;
-    let outcome = match wait_for_exit(&mut child, timeout) {
-        Ok(Some(status)) if status.success() => Ok(()),
-        Ok(Some(status)) => Err(status.to_string()),
-        Ok(None) => {
-            // The installer runs a bootstrap server of its own: end the whole process group.
-            if let Some(group) = i32::try_from(child.id()).ok().and_then(Pid::from_raw) {
-                let _ = rustix::process::kill_process_group(group, Signal::KILL);
-            }
-            let _ = child.wait();
-            Err(format!("did not finish within {timeout:?}"))
-        }
-        Err(err) => Err(format!("cannot wait for it: {err}")),
-    };
+    // The installer runs a bootstrap server of its own: a timeout ends the whole process group.
+    let outcome = run_to_completion(&mut child, timeout);
     if let Err(outcome) = outcome {
         if let Err(err) = remove_dir_if_present(&layout.data_init) {
             tracing::warn!("{err}");
@@ -166,13 +143,4 @@ fn runs_with_config(pid: u32, config: &Path) -> bool {
             .split(|&b| b == 0)
             .any(|arg| arg == wanted.as_bytes())
     })
-}
-
-fn remove_dir_if_present(path: &Path) -> Result<(), ProvisionError> {
-    match std::fs::remove_dir_all(path) {
-        Err(err) if err.kind() != ErrorKind::NotFound => {
-            Err(ProvisionError::io("remove directory", path)(err))
-        }
-        _ => Ok(()),
-    }
 }

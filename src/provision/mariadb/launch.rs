@@ -2,19 +2,18 @@
 //! its output appended to the error log, and poll until it greets a TCP client, exits, or runs
 //! out of time.
 
-use std::fs::OpenOptions;
 use std::io::Read;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::config::Layout;
 use super::init;
 use super::locate::Server;
-use super::{ABANDON_GRACE, MariadbInstance, State};
+use super::{ABANDON_GRACE, MariadbInstance};
+use crate::provision::ProvisionError;
 use crate::provision::error::{log_len, log_tail};
-use crate::provision::{POLL_INTERVAL, ProvisionError, register, unregister};
+use crate::provision::process::{Readiness, ServerProcess, wait_until_ready};
 
 /// Bound on one readiness probe (TCP connect, then reading the server's greeting).
 const PROBE_TIMEOUT: Duration = Duration::from_millis(500);
@@ -36,14 +35,6 @@ impl Launch<'_> {
     ) -> Result<MariadbInstance, ProvisionError> {
         let log = &self.layout.error_log;
         let log_from = log_len(log);
-        let output = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .map_err(ProvisionError::io("open", log))?;
-        let stderr = output
-            .try_clone()
-            .map_err(ProvisionError::io("open", log))?;
         let mut command = Command::new(&self.server.path);
         command.arg(format!("--defaults-file={}", self.layout.config.display()));
         if rustix::process::getuid().is_root() {
@@ -51,76 +42,57 @@ impl Launch<'_> {
             command.arg("--user=root");
         }
         let started = Instant::now();
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(output)
-            .stderr(stderr)
-            .process_group(0)
-            .spawn()
-            .map_err(|source| ProvisionError::Spawn {
-                program: self.server.path.clone(),
-                source,
-            })?;
-        let pid = child.id();
-        register(pid, rustix::process::Signal::TERM);
+        let process = ServerProcess::spawn(
+            &mut command,
+            &self.server.path,
+            log,
+            rustix::process::Signal::TERM,
+        )?;
+        let pid = process.pid();
         // From here on, dropping `instance` stops the server.
         let mut instance = MariadbInstance {
             name: self.name.to_string(),
             layout: self.layout.clone(),
             server: self.server.clone(),
-            child,
-            pid,
+            process,
             port: self.port,
             reused_data: self.reused_data,
-            state: State::Running,
         };
-        loop {
-            if let Ok(Some(status)) = instance.child.try_wait() {
-                instance.state = State::Stopped;
-                unregister(pid);
+        let ready = || self.layout.socket.exists() && greets(self.port);
+        match wait_until_ready(&mut instance.process, deadline, ready) {
+            Readiness::Ready => {
+                tracing::info!(name = self.name, pid, port = self.port, elapsed = ?started.elapsed(), "server ready");
+                Ok(instance)
+            }
+            Readiness::Exited(status) => {
                 init::remove_runtime_files(self.layout);
-                return Err(ProvisionError::StartFailed {
+                Err(ProvisionError::StartFailed {
                     server: self.server.path.clone(),
                     status: status.to_string(),
                     log: log.clone(),
                     log_tail: log_tail(log, log_from),
-                });
+                })
             }
-            if self.layout.socket.exists() && greets(self.port) {
-                tracing::info!(name = self.name, pid, port = self.port, elapsed = ?started.elapsed(), "server ready");
-                return Ok(instance);
-            }
-            if Instant::now() >= deadline {
+            Readiness::TimedOut => {
                 if let Err(err) = instance.stop_within(ABANDON_GRACE) {
                     tracing::warn!(name = self.name, "{err}");
                 }
-                return Err(ProvisionError::NotReady {
+                Err(ProvisionError::NotReady {
                     server: self.server.path.clone(),
                     pid,
                     port: self.port,
                     timeout,
                     log: log.clone(),
                     log_tail: log_tail(log, log_from),
-                });
+                })
             }
-            std::thread::sleep(POLL_INTERVAL);
         }
     }
 }
 
 /// A port on 127.0.0.1 that nothing listens on right now (never 3306).
 pub fn free_port() -> Result<u16, ProvisionError> {
-    loop {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .map_err(|source| ProvisionError::NoFreePort { source })?;
-        let port = listener
-            .local_addr()
-            .map_err(|source| ProvisionError::NoFreePort { source })?
-            .port();
-        if port != 3306 {
-            return Ok(port);
-        }
-    }
+    crate::provision::port::free_port(&[3306])
 }
 
 /// Whether a MySQL-protocol server accepts connections on `port`: it sends its greeting

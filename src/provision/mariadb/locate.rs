@@ -1,11 +1,11 @@
 //! Finding the server binary (MariaDB's `mariadbd` or MySQL's `mysqld`), telling which of the
 //! two it is, and finding MariaDB's `mariadb-install-db` next to it.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::provision::ProvisionError;
+use crate::provision::locate::{is_executable, join_dirs, path_dirs};
 
 /// Server binary names, in order of preference.
 const SERVER_NAMES: [&str; 2] = ["mariadbd", "mysqld"];
@@ -115,16 +115,6 @@ fn find(names: &[&str], dirs: &[PathBuf]) -> Option<PathBuf> {
         .find(|path| is_executable(path))
 }
 
-fn is_executable(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-fn path_dirs() -> Vec<PathBuf> {
-    std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect())
-        .unwrap_or_default()
-}
-
 fn server_dirs() -> Vec<PathBuf> {
     let mut dirs = path_dirs();
     for dir in SERVER_DIRS.map(PathBuf::from) {
@@ -135,13 +125,10 @@ fn server_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-fn join_dirs(dirs: &[PathBuf]) -> String {
-    let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    shown.join(":")
-}
-
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     #[test]

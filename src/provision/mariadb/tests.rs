@@ -2,20 +2,14 @@
 //! and fail, not skip, without it: CI installs `mariadb-server` for them.
 
 use std::path::Path;
-use std::sync::{PoisonError, RwLockReadGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::launch::greets;
 use super::*;
+use crate::provision::test_support::{
+    START_TIMEOUT, exclusive, process_exists, shared, timed_start,
+};
 use crate::provision::{has_exited, kill_all_registered};
-
-const START_TIMEOUT: Duration = Duration::from_secs(60);
-
-fn shared() -> RwLockReadGuard<'static, ()> {
-    crate::provision::TEST_SERVERS
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Small settings for a test instance; fails the test when no server binary can be found.
 fn settings() -> MariadbSettings {
@@ -30,19 +24,11 @@ fn settings() -> MariadbSettings {
 }
 
 fn start(dir: &Path, settings: &MariadbSettings) -> MariadbInstance {
-    let started = Instant::now();
-    let instance = MariadbInstance::start("test", dir, settings, START_TIMEOUT)
-        .unwrap_or_else(|err| panic!("start in {}: {err}", dir.display()));
-    eprintln!(
-        "started in {:?} (reused data: {})",
-        started.elapsed(),
-        instance.reused_data()
-    );
-    instance
-}
-
-fn process_exists(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
+    timed_start(
+        dir,
+        |timeout| MariadbInstance::start("test", dir, settings, timeout),
+        MariadbInstance::reused_data,
+    )
 }
 
 #[test]
@@ -159,9 +145,7 @@ fn a_killed_server_leaves_no_process_and_recovers_at_the_next_start() {
 
 #[test]
 fn kill_all_registered_terminates_started_servers() {
-    let _only_this_test = crate::provision::TEST_SERVERS
-        .write()
-        .unwrap_or_else(PoisonError::into_inner);
+    let _only_this_test = exclusive();
     let dir = tempfile::tempdir().unwrap();
     let mut db = start(dir.path(), &settings());
     let pid = db.pid();

@@ -11,13 +11,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal};
-
 use super::account::Account;
 use super::config::{INCLUDE_LINE, Layout};
 use super::locate::Server;
 use crate::provision::error::log_tail;
-use crate::provision::{ProvisionError, has_exited, wait_for_exit};
+use crate::provision::init::{absent_or_empty, remove_dir_if_present};
+use crate::provision::process::run_to_completion;
+use crate::provision::{ProvisionError, has_exited};
 
 /// Whether `layout.data` holds a data directory (its `PG_VERSION`). An empty or absent
 /// directory is not; one holding other files is refused rather than overwritten.
@@ -25,23 +25,11 @@ pub fn is_initialised(layout: &Layout) -> Result<bool, ProvisionError> {
     if layout.data.join("PG_VERSION").is_file() {
         return Ok(true);
     }
-    match std::fs::read_dir(&layout.data) {
-        Err(err) if err.kind() == ErrorKind::NotFound => Ok(false),
-        Err(err) => Err(ProvisionError::io("read directory", &layout.data)(err)),
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                return Err(ProvisionError::UnusablePath {
-                    path: layout.data.clone(),
-                    reason: "holds files but no PostgreSQL data directory (no PG_VERSION); \
-                             remove it or use another directory"
-                        .to_string(),
-                });
-            }
-            std::fs::remove_dir(&layout.data)
-                .map_err(ProvisionError::io("remove empty directory", &layout.data))?;
-            Ok(false)
-        }
-    }
+    absent_or_empty(
+        &layout.data,
+        "holds files but no PostgreSQL data directory (no PG_VERSION); \
+         remove it or use another directory",
+    )
 }
 
 /// Create a new data directory: superuser `postgres`, trust authentication (the instance
@@ -87,19 +75,8 @@ pub fn initialise(
             program: server.initdb.clone(),
             source,
         })?;
-    let outcome = match wait_for_exit(&mut child, timeout) {
-        Ok(Some(status)) if status.success() => Ok(()),
-        Ok(Some(status)) => Err(status.to_string()),
-        Ok(None) => {
-            // initdb runs a bootstrap server of its own: end the whole process group.
-            if let Some(group) = i32::try_from(child.id()).ok().and_then(Pid::from_raw) {
-                let _ = rustix::process::kill_process_group(group, Signal::KILL);
-            }
-            let _ = child.wait();
-            Err(format!("did not finish within {timeout:?}"))
-        }
-        Err(err) => Err(format!("cannot wait for it: {err}")),
-    };
+    // initdb runs a bootstrap server of its own: a timeout ends the whole process group.
+    let outcome = run_to_completion(&mut child, timeout);
     if let Err(outcome) = outcome {
         if let Err(err) = remove_dir_if_present(&layout.data_init) {
             tracing::warn!("{err}");
@@ -229,15 +206,6 @@ fn runs_on(pid: u32, data: &Path) -> bool {
     let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
     args.windows(2)
         .any(|pair| pair[0] == b"-D" && Path::new(std::ffi::OsStr::from_bytes(pair[1])) == data)
-}
-
-fn remove_dir_if_present(path: &Path) -> Result<(), ProvisionError> {
-    match std::fs::remove_dir_all(path) {
-        Err(err) if err.kind() != ErrorKind::NotFound => {
-            Err(ProvisionError::io("remove directory", path)(err))
-        }
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]

@@ -2,19 +2,18 @@
 //! group with its output appended to the server log, and poll until it lets a TCP client
 //! through the start-up handshake, exits, or runs out of time.
 
-use std::fs::OpenOptions;
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::account::Account;
 use super::config::Layout;
 use super::locate::Server;
-use super::{ABANDON_GRACE, PostgresInstance, State};
+use super::{ABANDON_GRACE, PostgresInstance};
+use crate::provision::ProvisionError;
 use crate::provision::error::{log_len, log_tail};
-use crate::provision::{POLL_INTERVAL, ProvisionError, register, unregister};
+use crate::provision::process::{Readiness, ServerProcess, wait_until_ready};
 
 /// Bound on one readiness probe step (TCP connect, each read of the server's answer).
 const PROBE_TIMEOUT: Duration = Duration::from_millis(500);
@@ -47,91 +46,62 @@ impl Launch<'_> {
     ) -> Result<PostgresInstance, ProvisionError> {
         let log = &self.layout.server_log;
         let log_from = log_len(log);
-        let output = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .map_err(ProvisionError::io("open", log))?;
-        let stderr = output
-            .try_clone()
-            .map_err(ProvisionError::io("open", log))?;
         let mut command = Command::new(&self.server.postgres);
         command.arg("-D").arg(&self.layout.data);
         if let Some(account) = self.account {
             account.apply(&mut command);
         }
+        command.current_dir(&self.layout.dir);
         let started = Instant::now();
-        let child = command
-            .current_dir(&self.layout.dir)
-            .stdin(Stdio::null())
-            .stdout(output)
-            .stderr(stderr)
-            .process_group(0)
-            .spawn()
-            .map_err(|source| ProvisionError::Spawn {
-                program: self.server.postgres.clone(),
-                source,
-            })?;
-        let pid = child.id();
-        register(pid, rustix::process::Signal::INT);
+        let process = ServerProcess::spawn(
+            &mut command,
+            &self.server.postgres,
+            log,
+            rustix::process::Signal::INT,
+        )?;
+        let pid = process.pid();
         // From here on, dropping `instance` stops the server.
         let mut instance = PostgresInstance {
             name: self.name.to_string(),
             layout: self.layout.clone(),
             server: self.server.clone(),
-            child,
-            pid,
+            process,
             port: self.port,
             reused_data: self.reused_data,
-            state: State::Running,
         };
         let socket = self.layout.socket(self.port);
-        loop {
-            if let Ok(Some(status)) = instance.child.try_wait() {
-                instance.state = State::Stopped;
-                unregister(pid);
-                return Err(ProvisionError::StartFailed {
-                    server: self.server.postgres.clone(),
-                    status: status.to_string(),
-                    log: log.clone(),
-                    log_tail: log_tail(log, log_from),
-                });
-            }
-            if socket.exists() && accepts_connections(self.port) {
+        let ready = || socket.exists() && accepts_connections(self.port);
+        match wait_until_ready(&mut instance.process, deadline, ready) {
+            Readiness::Ready => {
                 tracing::info!(name = self.name, pid, port = self.port, elapsed = ?started.elapsed(), "server ready");
-                return Ok(instance);
+                Ok(instance)
             }
-            if Instant::now() >= deadline {
+            Readiness::Exited(status) => Err(ProvisionError::StartFailed {
+                server: self.server.postgres.clone(),
+                status: status.to_string(),
+                log: log.clone(),
+                log_tail: log_tail(log, log_from),
+            }),
+            Readiness::TimedOut => {
                 if let Err(err) = instance.stop_within(ABANDON_GRACE) {
                     tracing::warn!(name = self.name, "{err}");
                 }
-                return Err(ProvisionError::NotReady {
+                Err(ProvisionError::NotReady {
                     server: self.server.postgres.clone(),
                     pid,
                     port: self.port,
                     timeout,
                     log: log.clone(),
                     log_tail: log_tail(log, log_from),
-                });
+                })
             }
-            std::thread::sleep(POLL_INTERVAL);
         }
     }
 }
 
 /// A port on 127.0.0.1 that nothing listens on right now (never 5432 or 3306).
 pub fn free_port() -> Result<u16, ProvisionError> {
-    loop {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .map_err(|source| ProvisionError::NoFreePort { source })?;
-        let port = listener
-            .local_addr()
-            .map_err(|source| ProvisionError::NoFreePort { source })?
-            .port();
-        if !RESERVED_PORTS.contains(&port) {
-            return Ok(port);
-        }
-    }
+    crate::provision::port::free_port(&RESERVED_PORTS)
 }
 
 /// Whether a PostgreSQL server accepts connections on 127.0.0.1:`port`, as `pg_isready` judges

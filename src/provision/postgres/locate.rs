@@ -1,11 +1,11 @@
 //! Finding the PostgreSQL server binaries: `postgres` and the `initdb` of the same
 //! installation, and the version the server reports.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::provision::ProvisionError;
+use crate::provision::locate::{is_executable, join_dirs, path_dirs};
 
 /// Where Debian and Ubuntu install each major version (`/usr/lib/postgresql/15/bin`).
 const VERSIONED_ROOT: &str = "/usr/lib/postgresql";
@@ -102,21 +102,6 @@ fn versioned_dirs(root: &Path) -> Vec<PathBuf> {
         .collect();
     versions.sort_by(|a, b| b.0.cmp(&a.0));
     versions.into_iter().map(|(_, dir)| dir).collect()
-}
-
-fn is_executable(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-fn path_dirs() -> Vec<PathBuf> {
-    std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect())
-        .unwrap_or_default()
-}
-
-fn join_dirs(dirs: &[PathBuf]) -> String {
-    let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    shown.join(":")
 }
 
 #[cfg(test)]

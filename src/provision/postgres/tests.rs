@@ -4,23 +4,17 @@
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{PoisonError, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use super::launch::accepts_connections;
 use super::*;
-use crate::provision::{has_exited, kill_all_registered};
-
-const START_TIMEOUT: Duration = Duration::from_secs(60);
+use crate::provision::test_support::{
+    START_TIMEOUT, exclusive, process_exists, shared, timed_start,
+};
+use crate::provision::{has_exited, kill_all_registered, send_signal};
 
 /// How long the backends of a killed postmaster get to notice and exit.
 const ORPHAN_GRACE: Duration = Duration::from_secs(10);
-
-fn shared() -> RwLockReadGuard<'static, ()> {
-    crate::provision::TEST_SERVERS
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Small settings for a test instance; fails the test when no server binary can be found.
 fn settings() -> PostgresSettings {
@@ -47,19 +41,11 @@ fn test_dir() -> tempfile::TempDir {
 }
 
 fn start(dir: &Path, settings: &PostgresSettings) -> PostgresInstance {
-    let started = Instant::now();
-    let instance = PostgresInstance::start("test", dir, settings, START_TIMEOUT)
-        .unwrap_or_else(|err| panic!("start in {}: {err}", dir.display()));
-    eprintln!(
-        "started in {:?} (reused data: {})",
-        started.elapsed(),
-        instance.reused_data()
-    );
-    instance
-}
-
-fn process_exists(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
+    timed_start(
+        dir,
+        |timeout| PostgresInstance::start("test", dir, settings, timeout),
+        PostgresInstance::reused_data,
+    )
 }
 
 /// Live processes in the process group `pid` led (the postmaster and its backends), or whose
@@ -307,9 +293,7 @@ fn a_server_that_ignores_shutdown_is_killed_with_its_backends() {
 
 #[test]
 fn kill_all_registered_terminates_started_servers() {
-    let _only_this_test = crate::provision::TEST_SERVERS
-        .write()
-        .unwrap_or_else(PoisonError::into_inner);
+    let _only_this_test = exclusive();
     let dir = test_dir();
     let mut db = start(dir.path(), &settings());
     let pid = db.pid();
