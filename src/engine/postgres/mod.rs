@@ -192,8 +192,8 @@ fn from_row(row: &tokio_postgres::Row, i: usize) -> Value {
 }
 
 impl PgSession {
-    fn stmt(&self, id: StmtId) -> Result<Statement, EngineError> {
-        self.stmts.get(id).cloned().ok_or_else(|| {
+    fn stmt(&self, id: StmtId) -> Result<&Statement, EngineError> {
+        self.stmts.get(id).ok_or_else(|| {
             EngineError::fatal("DRIVEBENCH", format!("statement {id} was never prepared"))
         })
     }
@@ -213,7 +213,7 @@ impl Session for PgSession {
         let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
         let refs: Vec<&(dyn ToSql + Sync)> =
             binds.iter().map(|b| b as &(dyn ToSql + Sync)).collect();
-        self.client.execute(&st, &refs).await.map_err(classify)
+        self.client.execute(st, &refs).await.map_err(classify)
     }
 
     async fn query(
@@ -226,7 +226,7 @@ impl Session for PgSession {
         rows.reset(st.columns().len());
         let stream = self
             .client
-            .query_raw(&st, params.iter().map(Bind))
+            .query_raw(st, params.iter().map(Bind))
             .await
             .map_err(classify)?;
         let mut stream = std::pin::pin!(stream);

@@ -51,10 +51,6 @@ impl SqliteConnector {
         }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     fn open(&self) -> Result<Connection, EngineError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
