@@ -5,93 +5,15 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{bin, read_json, root, text};
+use common::{ServerRun, read_json, servers_under, text, wait_exit};
 
-/// PIDs of mariadbd/mysqld processes whose command line mentions `dir`.
-fn servers_under(dir: &Path) -> Vec<u32> {
-    let needle = dir.display().to_string();
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        if (cmd.contains("mariadbd") || cmd.contains("mysqld")) && cmd.contains(&needle) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-struct Run {
-    tmp: tempfile::TempDir,
-}
-
-impl Run {
-    fn new() -> Self {
-        Run {
-            tmp: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn out(&self) -> std::path::PathBuf {
-        self.tmp.path().join("run")
-    }
-    fn target(&self) -> std::path::PathBuf {
-        self.tmp.path().join("target")
-    }
-    fn command(&self, scenario: &str, time_scale: &str, sets: &[&str]) -> std::process::Command {
-        let mut cmd = bin();
-        cmd.args(["run", scenario, "--quiet", "--time-scale", time_scale]);
-        cmd.arg("--out")
-            .arg(self.out())
-            .arg("--target")
-            .arg(self.target());
-        for s in sets {
-            cmd.args(["--set", s]);
-        }
-        cmd.current_dir(root());
-        cmd
-    }
-    /// The CI scenario at full length, returned once its first interval rows are written.
-    fn spawn_until_running(&self, stderr: std::process::Stdio) -> std::process::Child {
-        let child = self
-            .command(
-                "scenarios/ci-sysbench-mariadb.toml",
-                "1",
-                &["report_interval=1s"],
-            )
-            .stdout(std::process::Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .unwrap();
-        wait_for_lines(&self.out().join("series.csv"), 3, Duration::from_secs(120));
-        child
-    }
-
-    fn run(&self, sets: &[&str]) -> (std::process::Output, serde_json::Value) {
-        let out = self
-            .command("scenarios/ci-sysbench-mariadb.toml", "0.2", sets)
-            .output()
-            .unwrap();
-        let path = self.out().join("result.json");
-        let result = if path.exists() {
-            read_json(&path)
-        } else {
-            serde_json::Value::Null
-        };
-        (out, result)
-    }
-}
+const SCENARIO: &str = "scenarios/ci-sysbench-mariadb.toml";
 
 #[test]
 fn a_private_instance_runs_the_protocol_and_leaves_nothing_behind() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(result["complete"], true);
@@ -118,7 +40,7 @@ fn a_private_instance_runs_the_protocol_and_leaves_nothing_behind() {
 
 #[test]
 fn two_instances_side_by_side_keep_their_data_when_asked() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
         "instance.0.count=2",
         "instance.0.keep_data=true",
@@ -158,7 +80,7 @@ fn an_external_server_is_used_as_it_is() {
         Duration::from_secs(120),
     )
     .unwrap();
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let url = format!(
         "instance.0.url=\"mysql://root@127.0.0.1:{}/drivebench_ext\"",
         server.port()
@@ -181,7 +103,7 @@ fn an_external_server_is_used_as_it_is() {
 
 #[test]
 fn deadlocks_under_contention_are_retried_and_counted() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
         "workload.tables=1",
         "workload.table_size=10",
@@ -215,36 +137,9 @@ fn deadlocks_under_contention_are_retried_and_counted() {
     assert!(phases[1]["summary"]["retries"].as_u64().unwrap() > 0);
 }
 
-fn wait_for_lines(path: &Path, n: usize, limit: Duration) {
-    let start = Instant::now();
-    while std::fs::read_to_string(path)
-        .map(|t| t.lines().count())
-        .unwrap_or(0)
-        < n
-    {
-        assert!(
-            start.elapsed() < limit,
-            "{} did not reach {n} lines",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        assert!(start.elapsed() < limit, "still running after {limit:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let mut child = r.spawn_until_running(std::process::Stdio::piped());
     let pids = servers_under(&r.target());
     assert_eq!(pids.len(), 1, "one private server");
@@ -280,7 +175,7 @@ fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results()
 
 #[test]
 fn ctrl_c_stops_the_server_and_keeps_partial_results() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let mut child = r.spawn_until_running(std::process::Stdio::null());
     std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -298,7 +193,7 @@ fn ctrl_c_stops_the_server_and_keeps_partial_results() {
 
 #[test]
 fn a_failed_load_still_stops_the_server() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&["workload.prepare=never"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert_eq!(result["status"], "failed");
@@ -311,7 +206,7 @@ fn a_prebuilt_database_is_built_once_and_copied_before_every_run() {
     let set = format!("instance.0.prebuilt_dir=\"{}\"", pre.path().display());
     let mut sizes = Vec::new();
     for _ in 0..2 {
-        let r = Run::new();
+        let r = ServerRun::new(SCENARIO);
         let (out, result) = r.run(&[&set, "workload.clients=2"]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let inst = &result["instances"][0];

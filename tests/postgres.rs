@@ -5,124 +5,15 @@
 
 mod common;
 
-use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{bin, read_json, root, text};
+use common::{ServerRun, read_json, servers_under, text, wait_exit};
 
-/// PIDs of postmasters whose command line mentions `dir`.
-fn servers_under(dir: &Path) -> Vec<u32> {
-    let needle = dir.display().to_string();
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        let exe = std::fs::read_link(entry.path().join("exe")).unwrap_or_default();
-        if exe.file_name().is_some_and(|n| n == "postgres") && cmd.contains(&needle) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-struct Run {
-    tmp: tempfile::TempDir,
-}
-
-impl Run {
-    fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        // the cluster runs as the postgres user: it must reach the target below this directory
-        std::fs::set_permissions(
-            tmp.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
-        Run { tmp }
-    }
-    fn out(&self) -> std::path::PathBuf {
-        self.tmp.path().join("run")
-    }
-    fn target(&self) -> std::path::PathBuf {
-        self.tmp.path().join("target")
-    }
-    fn command(&self, time_scale: &str, sets: &[&str]) -> std::process::Command {
-        let mut cmd = bin();
-        cmd.args([
-            "run",
-            "scenarios/ci-sysbench-postgres.toml",
-            "--quiet",
-            "--time-scale",
-            time_scale,
-        ]);
-        cmd.arg("--out")
-            .arg(self.out())
-            .arg("--target")
-            .arg(self.target());
-        for s in sets {
-            cmd.args(["--set", s]);
-        }
-        cmd.current_dir(root());
-        cmd
-    }
-    fn run(&self, sets: &[&str]) -> (std::process::Output, serde_json::Value) {
-        let out = self.command("0.2", sets).output().unwrap();
-        let path = self.out().join("result.json");
-        let result = if path.exists() {
-            read_json(&path)
-        } else {
-            serde_json::Value::Null
-        };
-        (out, result)
-    }
-    /// The CI scenario at full length, returned once its first interval rows are written.
-    fn spawn_until_running(&self, stderr: std::process::Stdio) -> std::process::Child {
-        let child = self
-            .command("1", &["report_interval=1s"])
-            .stdout(std::process::Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .unwrap();
-        wait_for_lines(&self.out().join("series.csv"), 3, Duration::from_secs(120));
-        child
-    }
-}
-
-fn wait_for_lines(path: &Path, n: usize, limit: Duration) {
-    let start = Instant::now();
-    while std::fs::read_to_string(path)
-        .map(|t| t.lines().count())
-        .unwrap_or(0)
-        < n
-    {
-        assert!(
-            start.elapsed() < limit,
-            "{} did not reach {n} lines",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        assert!(start.elapsed() < limit, "still running after {limit:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+const SCENARIO: &str = "scenarios/ci-sysbench-postgres.toml";
 
 #[test]
 fn a_private_cluster_runs_the_protocol_and_leaves_nothing_behind() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(result["complete"], true);
@@ -149,7 +40,7 @@ fn a_private_cluster_runs_the_protocol_and_leaves_nothing_behind() {
 
 #[test]
 fn two_clusters_side_by_side() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&["instance.0.count=2", "workload.clients=4"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let per = result["phases"][1]["per_instance"].as_array().unwrap();
@@ -164,7 +55,7 @@ fn two_clusters_side_by_side() {
 #[test]
 fn an_external_server_is_used_as_it_is() {
     use drivebench::provision::postgres::{PostgresInstance, PostgresSettings};
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let server = PostgresInstance::start(
         "external",
         &r.tmp.path().join("srv"),
@@ -189,7 +80,7 @@ fn an_external_server_is_used_as_it_is() {
 
 #[test]
 fn conflicts_under_contention_are_retried_and_counted() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
         "workload.tables=1",
         "workload.table_size=10",
@@ -220,7 +111,7 @@ fn conflicts_under_contention_are_retried_and_counted() {
 
 #[test]
 fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let mut child = r.spawn_until_running(std::process::Stdio::piped());
     let pids = servers_under(&r.target());
     assert_eq!(pids.len(), 1, "one postmaster: {pids:?}");
@@ -249,7 +140,7 @@ fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results()
 
 #[test]
 fn ctrl_c_stops_the_cluster_and_keeps_partial_results() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let mut child = r.spawn_until_running(std::process::Stdio::null());
     std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -271,7 +162,7 @@ fn ctrl_c_stops_the_cluster_and_keeps_partial_results() {
 
 #[test]
 fn a_failed_load_still_stops_the_cluster() {
-    let r = Run::new();
+    let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&["workload.prepare=never"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert_eq!(result["status"], "failed");
@@ -280,14 +171,14 @@ fn a_failed_load_still_stops_the_cluster() {
 
 #[test]
 fn a_prebuilt_cluster_is_built_once_and_copied_before_every_run() {
-    let pre = Run::new();
+    let pre = ServerRun::new(SCENARIO);
     let set = format!(
         "instance.0.prebuilt_dir=\"{}\"",
         pre.tmp.path().join("pre").display()
     );
     let mut sizes = Vec::new();
     for _ in 0..2 {
-        let r = Run::new();
+        let r = ServerRun::new(SCENARIO);
         let (out, result) = r.run(&[&set, "workload.clients=2"]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let inst = &result["instances"][0];

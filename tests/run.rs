@@ -3,10 +3,9 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{bin, read_json, root, run, run_quickstart, text};
+use common::{bin, read_json, root, run, run_quickstart, text, wait_for_lines};
 
 fn validate(schema_file: &str, instance: &serde_json::Value) {
     let schema = read_json(&root().join(schema_file));
@@ -170,23 +169,6 @@ fn a_run_that_does_not_fit_on_the_target_is_refused_before_anything_starts() {
     assert!(!out_dir.exists(), "no run directory for a refused run");
 }
 
-fn wait_for(path: &Path, min_lines: usize, limit: Duration) {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if std::fs::read_to_string(path)
-            .map(|t| t.lines().count() >= min_lines)
-            .unwrap_or(false)
-        {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!(
-        "{} did not reach {min_lines} lines in {limit:?}",
-        path.display()
-    );
-}
-
 #[test]
 fn ctrl_c_stops_within_seconds_and_keeps_what_was_measured() {
     let tmp = tempfile::tempdir().unwrap();
@@ -209,7 +191,7 @@ fn ctrl_c_stops_within_seconds_and_keeps_what_was_measured() {
         .spawn()
         .unwrap();
     // header + two interval rows: the precondition is running
-    wait_for(&out_dir.join("series.csv"), 3, Duration::from_secs(60));
+    wait_for_lines(&out_dir.join("series.csv"), 3, Duration::from_secs(60));
     let sent = Instant::now();
     let kill = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])

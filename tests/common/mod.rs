@@ -46,3 +46,122 @@ pub fn run_quickstart(time_scale: &str, out: &Path, target: &Path, sets: &[&str]
     }
     cmd.current_dir(root()).output().expect("run drivebench")
 }
+
+/// Wait until `path` has at least `n` lines (a run's series.csv: the phases are running).
+pub fn wait_for_lines(path: &Path, n: usize, limit: std::time::Duration) {
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(path)
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+        < n
+    {
+        assert!(
+            start.elapsed() < limit,
+            "{} did not reach {n} lines in {limit:?}",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// Wait for a child to exit; fails the test after `limit`.
+pub fn wait_exit(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(start.elapsed() < limit, "still running after {limit:?}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// PIDs of database servers (mariadbd, mysqld, postgres) whose command line mentions `dir`.
+pub fn servers_under(dir: &Path) -> Vec<u32> {
+    let needle = dir.display().to_string();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        let exe = std::fs::read_link(entry.path().join("exe")).unwrap_or_default();
+        let server = exe
+            .file_name()
+            .is_some_and(|n| n == "mariadbd" || n == "mysqld" || n == "postgres");
+        if server && cmd.contains(&needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// A run of a server scenario in a scratch directory the servers' own user can enter.
+pub struct ServerRun {
+    pub tmp: tempfile::TempDir,
+    scenario: &'static str,
+}
+
+impl ServerRun {
+    pub fn new(scenario: &'static str) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        // PostgreSQL runs as the postgres user: it must reach the target below this directory
+        std::fs::set_permissions(
+            tmp.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        ServerRun { tmp, scenario }
+    }
+    pub fn out(&self) -> PathBuf {
+        self.tmp.path().join("run")
+    }
+    pub fn target(&self) -> PathBuf {
+        self.tmp.path().join("target")
+    }
+    pub fn command(&self, time_scale: &str, sets: &[&str]) -> Command {
+        let mut cmd = bin();
+        cmd.args(["run", self.scenario, "--quiet", "--time-scale", time_scale]);
+        cmd.arg("--out")
+            .arg(self.out())
+            .arg("--target")
+            .arg(self.target());
+        for s in sets {
+            cmd.args(["--set", s]);
+        }
+        cmd.current_dir(root());
+        cmd
+    }
+    /// At a fifth of its length; result.json when one was written.
+    pub fn run(&self, sets: &[&str]) -> (Output, serde_json::Value) {
+        let out = self.command("0.2", sets).output().unwrap();
+        let path = self.out().join("result.json");
+        let result = if path.exists() {
+            read_json(&path)
+        } else {
+            serde_json::Value::Null
+        };
+        (out, result)
+    }
+    /// At full length, returned once its first interval rows are written.
+    pub fn spawn_until_running(&self, stderr: std::process::Stdio) -> std::process::Child {
+        let child = self
+            .command("1", &["report_interval=1s"])
+            .stdout(std::process::Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        wait_for_lines(
+            &self.out().join("series.csv"),
+            3,
+            std::time::Duration::from_secs(120),
+        );
+        child
+    }
+}
