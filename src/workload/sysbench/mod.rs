@@ -73,21 +73,19 @@ pub enum Call {
         table: u32,
         id: i64,
     },
+    /// Bound as they are executed: `[c, id]`.
     NonIndexUpdate {
         table: u32,
-        id: i64,
-        c: String,
+        params: [Value; 2],
     },
     Delete {
         table: u32,
         id: i64,
     },
+    /// Bound as they are executed: `[id, k, c, pad]`.
     Insert {
         table: u32,
-        id: i64,
-        k: i64,
-        c: String,
-        pad: String,
+        params: [Value; 4],
     },
     /// oltp_insert's plain-text INSERT.
     InsertText {
@@ -197,10 +195,10 @@ impl Sysbench {
             let table = self.table(rng);
             for _ in 0..self.opts.non_index_updates {
                 let c = data::c_value(rng);
+                let id = self.id(rng);
                 out.push(Call::NonIndexUpdate {
                     table,
-                    id: self.id(rng),
-                    c,
+                    params: [Value::Text(c), Value::Int(id)],
                 });
             }
         }
@@ -210,12 +208,15 @@ impl Sysbench {
                 let id = self.id(rng);
                 let k = self.id(rng);
                 out.push(Call::Delete { table, id });
+                let (c, pad) = (data::c_value(rng), data::pad_value(rng));
                 out.push(Call::Insert {
                     table,
-                    id,
-                    k,
-                    c: data::c_value(rng),
-                    pad: data::pad_value(rng),
+                    params: [
+                        Value::Int(id),
+                        Value::Int(k),
+                        Value::Text(c),
+                        Value::Text(pad),
+                    ],
                 });
             }
         }
@@ -393,13 +394,10 @@ impl Workload for Sysbench {
                         .map_err(|e| during(e, INDEX_UPD, *table))?;
                     n.writes += 1;
                 }
-                Call::NonIndexUpdate { table, id, c: text } => {
-                    s.execute(
-                        stmt(c, *table, NON_INDEX_UPD),
-                        &[Value::Text(text.clone()), Value::Int(*id)],
-                    )
-                    .await
-                    .map_err(|e| during(e, NON_INDEX_UPD, *table))?;
+                Call::NonIndexUpdate { table, params } => {
+                    s.execute(stmt(c, *table, NON_INDEX_UPD), params)
+                        .await
+                        .map_err(|e| during(e, NON_INDEX_UPD, *table))?;
                     n.writes += 1;
                 }
                 Call::Delete { table, id } => {
@@ -408,20 +406,8 @@ impl Workload for Sysbench {
                         .map_err(|e| during(e, DELETE, *table))?;
                     n.writes += 1;
                 }
-                Call::Insert {
-                    table,
-                    id,
-                    k,
-                    c: text,
-                    pad,
-                } => {
-                    let params = [
-                        Value::Int(*id),
-                        Value::Int(*k),
-                        Value::Text(text.clone()),
-                        Value::Text(pad.clone()),
-                    ];
-                    s.execute(stmt(c, *table, INSERT), &params)
+                Call::Insert { table, params } => {
+                    s.execute(stmt(c, *table, INSERT), params)
                         .await
                         .map_err(|e| during(e, INSERT, *table))?;
                     n.writes += 1;
@@ -538,14 +524,14 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(ins, del + 1);
-        if let (
-            Call::Delete { id: a, table: t1 },
-            Call::Insert {
-                id: b, table: t2, ..
-            },
-        ) = (&calls[del], &calls[ins])
+        if let (Call::Delete { id: a, table: t1 }, Call::Insert { table: t2, params }) =
+            (&calls[del], &calls[ins])
         {
-            assert_eq!((a, t1), (b, t2), "re-insert the deleted id");
+            assert_eq!(
+                (&Value::Int(*a), t1),
+                (&params[0], t2),
+                "re-insert the deleted id"
+            );
         }
     }
 
