@@ -1,0 +1,76 @@
+# Shared by bench/vs-sysbench.sh and bench/vs-sysbench-pg.sh (sourced, not run): the load
+# comparison, the alternating sysbench/drivebench pairs and the summary table. The caller has
+# started the server and set: work, DB, TABLES, ROWS, CLIENTS, PAIRS, DURATION, the sysbench
+# arguments SB, and ENGINE / URL_PREFIX for drivebench's external instance (URL_PREFIX without
+# the database, e.g. mysql://root@127.0.0.1:PORT).
+
+scenario() { # clients duration prepare db
+    cat > "$work/db.toml" <<TOML
+name = "vs-sysbench"
+report_interval = "10s"
+[[instance]]
+engine = "$ENGINE"
+provision = "external"
+url = "$URL_PREFIX/$4"
+[workload]
+benchmark = "sysbench"
+test = "oltp_read_write"
+tables = $TABLES
+table_size = $ROWS
+clients = $1
+rand_type = "special"
+prepare = "$3"
+[[phase]]
+name = "sample"
+duration = "${2}s"
+TOML
+}
+
+echo "== load: $TABLES tables x $ROWS rows"
+start=$(date +%s.%N)
+sysbench oltp_read_write "${SB[@]}" --threads=$TABLES prepare >/dev/null
+sb_load=$(echo "$(date +%s.%N) - $start" | bc)
+scenario 1 1 always dbload
+"$DB" run "$work/db.toml" --quiet --out "$work/load" --target "$work/t" >/dev/null
+read -r db_load db_rows_s < <(python3 -c "import json;l=json.load(open('$work/load/result.json'))['instances'][0]['load'];print(l['seconds'], round(l['rows_per_s']))")
+printf "sysbench prepare: %.2f s   drivebench load: %.2f s (%s rows/s)   speed-up %.2fx\n" \
+    "$sb_load" "$db_load" "$db_rows_s" "$(echo "$sb_load / $db_load" | bc -l)"
+
+results="$work/results.tsv"
+: > "$results"
+for c in $CLIENTS; do
+    for p in $(seq 1 "$PAIRS"); do
+        /usr/bin/time -f "%U %S" -o "$work/sb.time" sysbench oltp_read_write "${SB[@]}" --threads="$c" \
+            --time="$DURATION" --percentile=99 run > "$work/sb.out"
+        python3 - "$c" "$work" >> "$results" <<'PY'
+import re, sys
+c, work = sys.argv[1], sys.argv[2]
+out = open(f"{work}/sb.out").read()
+tx, tps = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out).groups()
+p99 = re.search(r"99th percentile:\s+([\d.]+)", out).group(1)
+u, s = map(float, open(f"{work}/sb.time").read().split()[-2:])
+print(f"sysbench\t{c}\t{tps}\t{p99}\t{(u + s) / int(tx) * 1000:.4f}")
+PY
+        scenario "$c" "$DURATION" never sbtest
+        rm -rf "$work/db"
+        TOKIO_WORKER_THREADS="${DB_WORKERS:-$(nproc)}" /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" run "$work/db.toml" --quiet --out "$work/db" --target "$work/t" >/dev/null
+        python3 - "$c" "$work" >> "$results" <<'PY'
+import json, sys
+c, work = sys.argv[1], sys.argv[2]
+s = json.load(open(f"{work}/db/result.json"))["phases"][-1]["summary"]
+u, sy = map(float, open(f"{work}/db.time").read().split()[-2:])
+print(f"drivebench\t{c}\t{s['tps']:.2f}\t{s['latency_ms']['p99']:.2f}\t{(u + sy) / s['transactions'] * 1000:.4f}")
+PY
+        tail -2 "$results" | sed "s/^/pair $p: /"
+    done
+done
+python3 - "$results" <<'PY'
+import statistics, sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
+print("\nclients | TPS drivebench | TPS sysbench | ratio | p99 ms drivebench | p99 ms sysbench | CPU-s/1000 tx drivebench | CPU-s/1000 tx sysbench")
+for c in sorted({r[1] for r in rows}, key=int):
+    def med(tool, i):
+        return statistics.median(float(r[i]) for r in rows if r[0] == tool and r[1] == c)
+    d, s = med("drivebench", 2), med("sysbench", 2)
+    print(f"{c} | {d:.1f} | {s:.1f} | {d / s:.3f} | {med('drivebench', 3):.2f} | {med('sysbench', 3):.2f} | {med('drivebench', 4):.3f} | {med('sysbench', 4):.3f}")
+PY
