@@ -76,6 +76,32 @@ impl Rows {
     }
 }
 
+/// What a statement does to the session's transaction, read from its first words. Engines that
+/// treat transaction control specially (text protocol, write queue) ask this once per prepare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnControl {
+    /// Not transaction control.
+    None,
+    /// BEGIN / START TRANSACTION (deferred).
+    Begin,
+    /// BEGIN IMMEDIATE / EXCLUSIVE: takes the write lock up front.
+    BeginWrite,
+    /// COMMIT, ROLLBACK, END.
+    End,
+}
+
+pub fn txn_control(sql: &str) -> TxnControl {
+    let mut words = sql
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(';').to_ascii_uppercase());
+    match (words.next().as_deref(), words.next().as_deref()) {
+        (Some("BEGIN"), Some("IMMEDIATE" | "EXCLUSIVE")) => TxnControl::BeginWrite,
+        (Some("BEGIN" | "START"), _) => TxnControl::Begin,
+        (Some("COMMIT" | "ROLLBACK" | "END"), _) => TxnControl::End,
+        _ => TxnControl::None,
+    }
+}
+
 /// Index of a statement prepared on one session.
 pub type StmtId = usize;
 
@@ -243,5 +269,27 @@ pub fn estimate_sysbench_bytes(kind: EngineKind, opts: &SysbenchOptions) -> u64 
         }
         // Heap tuple (~218 bytes with CHAR padding and line pointer) plus the primary key.
         EngineKind::Postgres => opts.loaded_rows() * if opts.create_secondary { 270 } else { 250 },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transaction_control_is_read_from_the_first_words() {
+        let cases = [
+            ("BEGIN", TxnControl::Begin),
+            ("begin immediate", TxnControl::BeginWrite),
+            ("BEGIN EXCLUSIVE;", TxnControl::BeginWrite),
+            ("START TRANSACTION", TxnControl::Begin),
+            ("COMMIT", TxnControl::End),
+            ("  ROLLBACK", TxnControl::End),
+            ("SELECT 1", TxnControl::None),
+            ("", TxnControl::None),
+        ];
+        for (sql, want) in cases {
+            assert_eq!(txn_control(sql), want, "{sql:?}");
+        }
     }
 }

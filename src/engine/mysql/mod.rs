@@ -151,12 +151,7 @@ fn from_value(v: &mysql_async::Value) -> Value {
 }
 
 fn is_transaction_control(sql: &str) -> bool {
-    let head = sql
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_ascii_uppercase();
-    matches!(head.as_str(), "BEGIN" | "COMMIT" | "ROLLBACK" | "START")
+    super::txn_control(sql) != super::TxnControl::None
 }
 
 fn unprepared(id: StmtId) -> EngineError {

@@ -12,7 +12,10 @@ use rusqlite::{Connection, OpenFlags, params_from_iter, types::ValueRef};
 
 pub use config::SqliteConfig;
 
-use super::{Connector, EngineError, ErrorClass, Execution, Rows, Session, StmtId, Value};
+use super::{
+    Connector, EngineError, ErrorClass, Execution, Rows, Session, StmtId, TxnControl, Value,
+    txn_control,
+};
 use crate::scenario::plan::SysbenchOptions;
 
 /// Database file name inside the instance directory.
@@ -108,34 +111,9 @@ impl Connector for SqliteConnector {
 pub struct SqliteSession {
     conn: Connection,
     sql: Vec<String>,
-    role: Vec<Role>,
+    role: Vec<TxnControl>,
     writers: Arc<tokio::sync::Mutex<()>>,
     writing: Option<tokio::sync::OwnedMutexGuard<()>>,
-}
-
-/// What a prepared statement does to the write queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Plain,
-    BeginWrite,
-    End,
-}
-
-fn role_of(sql: &str) -> Role {
-    let head: String = sql
-        .split_whitespace()
-        .take(2)
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_ascii_uppercase();
-    if head.starts_with("BEGIN IMMEDIATE") || head.starts_with("BEGIN EXCLUSIVE") {
-        Role::BeginWrite
-    } else if head.starts_with("COMMIT") || head.starts_with("ROLLBACK") || head.starts_with("END")
-    {
-        Role::End
-    } else {
-        Role::Plain
-    }
 }
 
 fn to_sql(v: &Value) -> rusqlite::types::ToSqlOutput<'_> {
@@ -172,13 +150,13 @@ impl Session for SqliteSession {
     async fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
         self.conn.prepare_cached(sql).map_err(classify)?;
         self.sql.push(sql.to_string());
-        self.role.push(role_of(sql));
+        self.role.push(txn_control(sql));
         Ok(self.sql.len() - 1)
     }
 
     async fn execute(&mut self, stmt: StmtId, params: &[Value]) -> Result<u64, EngineError> {
-        let role = self.role.get(stmt).copied().unwrap_or(Role::Plain);
-        if role == Role::BeginWrite && self.writing.is_none() {
+        let role = self.role.get(stmt).copied().unwrap_or(TxnControl::None);
+        if role == TxnControl::BeginWrite && self.writing.is_none() {
             self.writing = Some(self.writers.clone().lock_owned().await);
         }
         let result = {
@@ -186,8 +164,9 @@ impl Session for SqliteSession {
             st.execute(params_from_iter(params.iter().map(to_sql)))
                 .map_err(classify)
         };
-        let failed_begin = role == Role::BeginWrite && result.is_err();
-        if role == Role::End || failed_begin || (result.is_err() && self.conn.is_autocommit()) {
+        let failed_begin = role == TxnControl::BeginWrite && result.is_err();
+        if role == TxnControl::End || failed_begin || (result.is_err() && self.conn.is_autocommit())
+        {
             self.writing = None;
         }
         Ok(result? as u64)
