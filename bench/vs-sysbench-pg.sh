@@ -48,6 +48,7 @@ SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$port" --pgsql-user=p
     --tables=$TABLES --table-size=$ROWS --rand-type=special)
 
 ENGINE=postgres
+SERVER_PID=$(head -1 "$work/data/postmaster.pid")
 URL_PREFIX="postgres://postgres@127.0.0.1:$port"
 # shellcheck source=bench/lib/vs-sysbench-pairs.sh
 source bench/lib/vs-sysbench-pairs.sh

@@ -49,6 +49,7 @@ SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=r
     --tables=$TABLES --table-size=$ROWS --rand-type=special)
 
 ENGINE=mariadb
+SERVER_PID=$(cat "$work/mysqld.pid")
 URL_PREFIX="mysql://root@127.0.0.1:$port"
 # shellcheck source=bench/lib/vs-sysbench-pairs.sh
 source bench/lib/vs-sysbench-pairs.sh

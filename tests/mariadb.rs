@@ -192,6 +192,26 @@ fn ctrl_c_stops_the_server_and_keeps_partial_results() {
 }
 
 #[test]
+fn without_local_infile_the_load_falls_back_to_insert() {
+    let r = ServerRun::new(SCENARIO);
+    let (out, result) = r.run(&[
+        "instance.0.config.extra.local_infile=\"OFF\"",
+        "workload.table_size=2345",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let log = std::fs::read_to_string(r.out().join("drivebench.log")).unwrap();
+    assert!(log.contains("loading with INSERT"), "{log}");
+    let load = &result["instances"][0]["load"];
+    assert_eq!(load["rows"], 4 * 2345, "{load}");
+    assert!(
+        result["phases"][1]["summary"]["transactions"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+#[test]
 fn a_failed_load_still_stops_the_server() {
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&["workload.prepare=never"]);

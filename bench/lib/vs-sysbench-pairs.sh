@@ -1,8 +1,9 @@
 # Shared by bench/vs-sysbench.sh and bench/vs-sysbench-pg.sh (sourced, not run): the load
 # comparison, the alternating sysbench/drivebench pairs and the summary table. The caller has
 # started the server and set: work, DB, TABLES, ROWS, CLIENTS, PAIRS, DURATION, the sysbench
-# arguments SB, and ENGINE / URL_PREFIX for drivebench's external instance (URL_PREFIX without
-# the database, e.g. mysql://root@127.0.0.1:PORT).
+# arguments SB, ENGINE / URL_PREFIX for drivebench's external instance (URL_PREFIX without
+# the database, e.g. mysql://root@127.0.0.1:PORT), and SERVER_PID (the server's main process:
+# its CPU time, with that of exited children, is reported for each load).
 
 scenario() { # clients duration prepare db
     cat > "$work/db.toml" <<TOML
@@ -26,15 +27,24 @@ duration = "${2}s"
 TOML
 }
 
+server_cpu() { # CPU-seconds of the server so far (user + system, exited children included)
+    awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15 + $16 + $17) / hz}' "/proc/$SERVER_PID/stat"
+}
 echo "== load: $TABLES tables x $ROWS rows"
+cpu0=$(server_cpu)
 start=$(date +%s.%N)
 sysbench oltp_read_write "${SB[@]}" --threads=$TABLES prepare >/dev/null
 sb_load=$(echo "$(date +%s.%N) - $start" | bc)
+cpu1=$(server_cpu)
 scenario 1 1 always dbload
 "$DB" run "$work/db.toml" --quiet --out "$work/load" --target "$work/t" >/dev/null
+cpu2=$(server_cpu)
 read -r db_load db_rows_s < <(python3 -c "import json;l=json.load(open('$work/load/result.json'))['instances'][0]['load'];print(l['seconds'], round(l['rows_per_s']))")
 printf "sysbench prepare: %.2f s   drivebench load: %.2f s (%s rows/s)   speed-up %.2fx\n" \
     "$sb_load" "$db_load" "$db_rows_s" "$(echo "$sb_load / $db_load" | bc -l)"
+# drivebench's figure includes its one-second run with one client.
+printf "server CPU: %.2f s during sysbench prepare, %.2f s during drivebench load + 1 s run\n" \
+    "$(echo "$cpu1 - $cpu0" | bc)" "$(echo "$cpu2 - $cpu1" | bc)"
 
 results="$work/results.tsv"
 : > "$results"

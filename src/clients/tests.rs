@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::engine::{ErrorClass, Execution, Rows, Session, StmtId, Value};
+use crate::engine::{BulkPath, ErrorClass, Execution, RowChunks, Rows, Session, StmtId, Value};
 use crate::metrics::{InstanceRecorder, Recorded};
 use crate::workload::{StatementCounts, Workload};
 
@@ -58,13 +58,17 @@ impl Session for FakeSession {
     async fn execute_text(&mut self, _sql: &str) -> Result<u64, EngineError> {
         Ok(0)
     }
+    async fn bulk_path(&mut self) -> Result<BulkPath, EngineError> {
+        Ok(BulkPath::None)
+    }
+
     async fn bulk_load(
         &mut self,
-        _t: &str,
-        _c: &[&str],
-        _rows: &[Value],
-    ) -> Result<bool, EngineError> {
-        Ok(false)
+        _table: &str,
+        _columns: &[&str],
+        _chunks: RowChunks,
+    ) -> Result<u64, EngineError> {
+        Err(EngineError::fatal("DRIVEBENCH", "no bulk path"))
     }
 }
 

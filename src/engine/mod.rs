@@ -177,15 +177,33 @@ pub trait Session: Send + 'static {
     ) -> impl Future<Output = Result<(), EngineError>> + Send;
     /// Run plain SQL text without preparing it (DDL, sysbench's text inserts).
     fn execute_text(&mut self, sql: &str) -> impl Future<Output = Result<u64, EngineError>> + Send;
-    /// Append `rows` (row-major, `columns.len()` values per row) to `table` through the engine's
-    /// bulk path, committed. `Ok(false)`: this engine or server has none; nothing was written and
-    /// the caller uses multi-row INSERT.
+    /// Whether this session has a bulk path for [`Session::bulk_load`], and how it treats
+    /// indexes. Asked once per load connection.
+    fn bulk_path(&mut self) -> impl Future<Output = Result<BulkPath, EngineError>> + Send;
+    /// Stream `chunks` (row-major, `columns.len()` values per row) into `table` through the
+    /// engine's bulk path as one statement, committed when the channel closes; gives the rows
+    /// the engine says it wrote. Only called when [`Session::bulk_path`] said
+    /// [`BulkPath::Stream`].
     fn bulk_load(
         &mut self,
         table: &str,
         columns: &[&str],
-        rows: &[Value],
-    ) -> impl Future<Output = Result<bool, EngineError>> + Send;
+        chunks: RowChunks,
+    ) -> impl Future<Output = Result<u64, EngineError>> + Send;
+}
+
+/// Rows for [`Session::bulk_load`], a chunk at a time.
+pub type RowChunks = tokio::sync::mpsc::Receiver<Vec<Value>>;
+
+/// An engine's bulk-load path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BulkPath {
+    /// None: the loader uses multi-row INSERT.
+    None,
+    /// One streamed statement per table. `indexes_first`: secondary indexes created before the
+    /// load are built by sorting when it commits (InnoDB's bulk insert into an empty table), so
+    /// the loader creates them with the table instead of after it.
+    Stream { indexes_first: bool },
 }
 
 /// Opens sessions to one instance.
@@ -233,6 +251,7 @@ impl EngineConfig {
 /// tab-separated, newline-terminated, backslash escapes, `\N` for NULL.
 pub fn tsv(rows: &[Value], width: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(rows.len() * 48);
+    let mut num = itoa::Buffer::new();
     for row in rows.chunks(width.max(1)) {
         for (i, v) in row.iter().enumerate() {
             if i > 0 {
@@ -240,8 +259,11 @@ pub fn tsv(rows: &[Value], width: usize) -> Vec<u8> {
             }
             match v {
                 Value::Null => out.extend_from_slice(b"\\N"),
-                Value::Int(n) => out.extend_from_slice(n.to_string().as_bytes()),
+                Value::Int(n) => out.extend_from_slice(num.format(*n).as_bytes()),
                 Value::Float(f) => out.extend_from_slice(f.to_string().as_bytes()),
+                Value::Text(t) if memchr::memchr3(b'\t', b'\n', b'\\', t.as_bytes()).is_none() => {
+                    out.extend_from_slice(t.as_bytes())
+                }
                 Value::Text(t) => {
                     for &b in t.as_bytes() {
                         match b {

@@ -10,7 +10,10 @@ use mysql_async::{Conn, Opts, OptsBuilder, Params, Statement};
 
 pub use config::MysqlConfig;
 
-use super::{Connector, EngineError, ErrorClass, Execution, Rows, Session, StmtId, Value};
+use super::{
+    BulkPath, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session, StmtId,
+    Value,
+};
 
 /// The database drivebench creates and uses on every MySQL/MariaDB instance.
 pub const DATABASE: &str = "sbtest";
@@ -18,6 +21,7 @@ pub const DATABASE: &str = "sbtest";
 pub struct MysqlConnector {
     opts: Opts,
     version: String,
+    sorted_bulk_insert: bool,
 }
 
 impl MysqlConnector {
@@ -58,9 +62,11 @@ impl MysqlConnector {
             .stmt_cache_size(statements + 16)
             .prefer_socket(false)
             .into();
+        let version = version.unwrap_or_default();
         Ok(MysqlConnector {
             opts,
-            version: version.unwrap_or_default(),
+            sorted_bulk_insert: sorted_bulk_insert(&version),
+            version,
         })
     }
 
@@ -90,7 +96,7 @@ impl Connector for MysqlConnector {
         Ok(MysqlSession {
             conn,
             stmts: Vec::new(),
-            local_infile: true,
+            sorted_bulk_insert: self.sorted_bulk_insert,
         })
     }
 
@@ -107,6 +113,18 @@ impl Connector for MysqlConnector {
     }
 }
 
+/// Whether `VERSION()` names a MariaDB with InnoDB's bulk insert into empty tables (10.6+).
+fn sorted_bulk_insert(version: &str) -> bool {
+    if !version.contains("MariaDB") {
+        return false;
+    }
+    let mut parts = version
+        .split(['.', '-'])
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) >= (10, 6)
+}
+
 /// A prepared statement, or transaction control sent as text.
 enum Prepared {
     Server(Statement),
@@ -116,8 +134,8 @@ enum Prepared {
 pub struct MysqlSession {
     conn: Conn,
     stmts: Vec<Prepared>,
-    /// Whether LOAD DATA LOCAL INFILE may still be tried.
-    local_infile: bool,
+    /// MariaDB 10.6+: bulk insert into an empty table builds indexes by sorting.
+    sorted_bulk_insert: bool,
 }
 
 fn to_params(params: &[Value]) -> Params {
@@ -218,40 +236,60 @@ impl Session for MysqlSession {
         Ok(())
     }
 
-    /// `LOAD DATA LOCAL INFILE` streamed from memory (no temporary file). A server that refuses
-    /// local infile (`local_infile = OFF`) makes this return `Ok(false)` once and for all.
+    /// `LOAD DATA LOCAL INFILE` when the server allows local infile. On MariaDB 10.6 and later
+    /// a single LOAD DATA into an empty table with `unique_checks` and `foreign_key_checks` off
+    /// takes InnoDB's bulk-insert path, which builds every index by sorting at commit: indexes
+    /// are then created with the table.
+    async fn bulk_path(&mut self) -> Result<BulkPath, EngineError> {
+        let on: Option<i64> = self
+            .conn
+            .query_first("SELECT @@global.local_infile")
+            .await
+            .map_err(classify)?;
+        if on != Some(1) {
+            tracing::info!("local_infile is off on the server: loading with INSERT");
+            return Ok(BulkPath::None);
+        }
+        Ok(BulkPath::Stream {
+            indexes_first: self.sorted_bulk_insert,
+        })
+    }
+
+    /// One `LOAD DATA LOCAL INFILE` per table, its data streamed from the chunks as they are
+    /// generated (no temporary file).
     async fn bulk_load(
         &mut self,
         table: &str,
         columns: &[&str],
-        rows: &[Value],
-    ) -> Result<bool, EngineError> {
-        if !self.local_infile {
-            return Ok(false);
-        }
-        let data = bytes::Bytes::from(super::tsv(rows, columns.len()));
+        chunks: RowChunks,
+    ) -> Result<u64, EngineError> {
+        let width = columns.len();
         self.conn.set_infile_handler(async move {
-            let stream: mysql_async::InfileData =
-                Box::pin(futures_util::stream::once(async move { Ok(data) }));
-            Ok(stream)
+            let stream = futures_util::stream::unfold(chunks, move |mut rx| async move {
+                let rows = rx.recv().await?;
+                Some((Ok(bytes::Bytes::from(super::tsv(&rows, width))), rx))
+            });
+            Ok(Box::pin(stream) as mysql_async::InfileData)
         });
+        if self.sorted_bulk_insert {
+            self.conn
+                .query_drop("SET unique_checks = 0, foreign_key_checks = 0")
+                .await
+                .map_err(classify)?;
+        }
         let sql = format!(
             "LOAD DATA LOCAL INFILE 'drivebench' INTO TABLE `{table}` CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({})",
             columns.join(", ")
         );
-        match self.conn.query_drop(sql).await {
-            Ok(()) => Ok(true),
-            // 1148/3948/4166: local infile disabled on the server or the client.
-            Err(mysql_async::Error::Server(e)) if [1148, 3948, 4166].contains(&e.code) => {
-                tracing::info!(
-                    "LOAD DATA LOCAL refused ({}): loading with INSERT",
-                    e.message
-                );
-                self.local_infile = false;
-                Ok(false)
-            }
-            Err(e) => Err(classify(e)),
+        let loaded = self.conn.query_drop(sql).await.map_err(classify);
+        let loaded = loaded.map(|()| self.conn.affected_rows());
+        if self.sorted_bulk_insert {
+            self.conn
+                .query_drop("SET unique_checks = 1, foreign_key_checks = 1")
+                .await
+                .map_err(classify)?;
         }
+        loaded
     }
 
     async fn execute_text(&mut self, sql: &str) -> Result<u64, EngineError> {
@@ -346,6 +384,20 @@ mod tests {
             ("  START TRANSACTION", true),
         ] {
             assert_eq!(is_transaction_control(sql), text, "{sql}");
+        }
+    }
+
+    #[test]
+    fn sorted_bulk_insert_needs_mariadb_10_6() {
+        for (v, yes) in [
+            ("10.11.19-MariaDB-0+deb12u1", true),
+            ("10.6.0-MariaDB", true),
+            ("10.5.27-MariaDB", false),
+            ("11.4.2-MariaDB-log", true),
+            ("8.0.40", false),
+            ("", false),
+        ] {
+            assert_eq!(sorted_bulk_insert(v), yes, "{v}");
         }
     }
 }

@@ -14,7 +14,10 @@ use tokio_postgres::{Client, NoTls, Statement};
 
 pub use config::PostgresConfig;
 
-use super::{Connector, EngineError, ErrorClass, Execution, Rows, Session, StmtId, Value};
+use super::{
+    BulkPath, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session, StmtId,
+    Value,
+};
 
 /// The database drivebench creates and uses on every PostgreSQL instance.
 pub const DATABASE: &str = "sbtest";
@@ -254,12 +257,19 @@ impl Session for PgSession {
     }
 
     /// `COPY ... FROM STDIN (FORMAT binary)` with the table's own column types.
+    async fn bulk_path(&mut self) -> Result<BulkPath, EngineError> {
+        Ok(BulkPath::Stream {
+            indexes_first: false,
+        })
+    }
+
+    /// One binary `COPY ... FROM STDIN` per table, fed from the chunks as they are generated.
     async fn bulk_load(
         &mut self,
         table: &str,
         columns: &[&str],
-        rows: &[Value],
-    ) -> Result<bool, EngineError> {
+        mut chunks: RowChunks,
+    ) -> Result<u64, EngineError> {
         let cols = columns.join(", ");
         let probe = self
             .client
@@ -276,14 +286,15 @@ impl Session for PgSession {
             .map_err(classify)?;
         let writer = BinaryCopyInWriter::new(sink, &types);
         let mut writer = std::pin::pin!(writer);
-        for row in rows.chunks(columns.len().max(1)) {
-            let binds: Vec<Bind<'_>> = row.iter().map(Bind).collect();
-            let refs: Vec<&(dyn ToSql + Sync)> =
-                binds.iter().map(|b| b as &(dyn ToSql + Sync)).collect();
-            writer.as_mut().write(&refs).await.map_err(classify)?;
+        while let Some(rows) = chunks.recv().await {
+            for row in rows.chunks(columns.len().max(1)) {
+                let binds: Vec<Bind<'_>> = row.iter().map(Bind).collect();
+                let refs: Vec<&(dyn ToSql + Sync)> =
+                    binds.iter().map(|b| b as &(dyn ToSql + Sync)).collect();
+                writer.as_mut().write(&refs).await.map_err(classify)?;
+            }
         }
-        writer.finish().await.map_err(classify)?;
-        Ok(true)
+        writer.finish().await.map_err(classify)
     }
 }
 

@@ -13,8 +13,8 @@ use rusqlite::{Connection, OpenFlags, params_from_iter, types::ValueRef};
 pub use config::SqliteConfig;
 
 use super::{
-    Connector, EngineError, ErrorClass, Execution, Rows, Session, StmtId, TxnControl, Value,
-    txn_control,
+    BulkPath, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session, StmtId,
+    TxnControl, Value, txn_control,
 };
 use crate::scenario::plan::SysbenchOptions;
 
@@ -197,13 +197,17 @@ impl Session for SqliteSession {
     }
 
     /// SQLite's fastest path is a prepared multi-row INSERT in one transaction: the caller's.
+    async fn bulk_path(&mut self) -> Result<BulkPath, EngineError> {
+        Ok(BulkPath::None)
+    }
+
     async fn bulk_load(
         &mut self,
         _table: &str,
         _columns: &[&str],
-        _rows: &[Value],
-    ) -> Result<bool, EngineError> {
-        Ok(false)
+        _chunks: RowChunks,
+    ) -> Result<u64, EngineError> {
+        Err(EngineError::fatal("DRIVEBENCH", "no bulk path"))
     }
 
     async fn execute_text(&mut self, sql: &str) -> Result<u64, EngineError> {

@@ -7,24 +7,44 @@ pub const C_GROUPS: usize = 10;
 pub const PAD_GROUPS: usize = 5;
 const GROUP_DIGITS: usize = 11;
 
-/// `groups` groups of 11 random digits joined by '-', appended to `out`.
+/// Two decimal digits per value 0..100, for drawing digits a pair at a time.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// `groups` (at most 10) groups of 11 random digits joined by '-', appended to `out`. Each
+/// 64-bit draw gives 18 digits, two at a time.
 pub fn digit_groups(rng: &mut Rng, groups: usize, out: &mut String) {
-    let mut pool = 0u64;
-    let mut left = 0;
-    for g in 0..groups {
-        if g > 0 {
-            out.push('-');
-        }
-        for _ in 0..GROUP_DIGITS {
-            if left == 0 {
-                pool = rng.next_u64();
-                left = 18;
+    let groups = groups.min(C_GROUPS);
+    let n = groups * GROUP_DIGITS;
+    // One spare byte: digits come in pairs and n may be odd.
+    let mut digits = [0u8; C_GROUPS * GROUP_DIGITS + 1];
+    let mut i = 0;
+    while i < n {
+        let mut pool = rng.next_u64();
+        for _ in 0..9 {
+            if i >= n {
+                break;
             }
-            out.push(char::from(b'0' + (pool % 10) as u8));
-            pool /= 10;
-            left -= 1;
+            let pair = (pool % 100) as usize * 2;
+            pool /= 100;
+            digits[i..i + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+            i += 2;
         }
     }
+    let mut text = [0u8; C_GROUPS * (GROUP_DIGITS + 1)];
+    let mut len = 0;
+    for (g, group) in digits[..n].chunks(GROUP_DIGITS).enumerate() {
+        if g > 0 {
+            text[len] = b'-';
+            len += 1;
+        }
+        text[len..len + GROUP_DIGITS].copy_from_slice(group);
+        len += GROUP_DIGITS;
+    }
+    out.push_str(std::str::from_utf8(&text[..len]).unwrap_or_default());
 }
 
 pub fn c_value(rng: &mut Rng) -> String {

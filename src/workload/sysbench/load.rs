@@ -1,6 +1,9 @@
 //! sysbench `prepare`: create the tables, load them in parallel (one connection per worker,
-//! tables dealt round-robin as sysbench does), build the secondary index after the load, verify
-//! row counts, and record the load's parameters so a later run can reuse it (`prepare = auto`).
+//! tables dealt round-robin as sysbench does), build the secondary index after the load (or with
+//! the table when the engine's bulk path builds indexes by sorting), check the rows each load
+//! wrote, and record the load's parameters so a later run can reuse it (`prepare = auto`).
+//! Rows are generated in chunks while the engine loads them: one streamed bulk statement per
+//! table where the engine has one, multi-row INSERTs otherwise.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,13 +15,18 @@ use tokio_util::sync::CancellationToken;
 use super::data;
 use super::rand::DefaultRand;
 use crate::clients::runner::spawn_on;
-use crate::engine::{Connector, EngineError, Execution, Rows, Session, Statements, Value};
+use crate::engine::{
+    BulkPath, Connector, EngineError, Execution, Rows, Session, Statements, Value,
+};
 use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
 use crate::workload::Rng;
 
-/// Rows per multi-row INSERT and per load transaction.
+/// Rows per multi-row INSERT, and per transaction on the INSERT path.
 const ROWS_PER_INSERT: u32 = 500;
 const ROWS_PER_COMMIT: u32 = 10_000;
+/// Rows per chunk streamed to a bulk load: small enough that the buffers are reused rather
+/// than mapped afresh each time.
+const ROWS_PER_CHUNK: u32 = 1_000;
 /// Columns of a sysbench table, in load order.
 const COLUMNS: [&str; 4] = ["id", "k", "c", "pad"];
 
@@ -44,10 +52,10 @@ pub enum LoadError {
     Engine { step: String, source: EngineError },
     #[error("prepare = \"never\" but {0}")]
     Missing(String),
-    #[error("table sbtest{table} has {found} rows after the load, expected {expected}")]
+    #[error("the load of sbtest{table} wrote {found} rows, expected {expected}")]
     Count {
         table: u32,
-        found: i64,
+        found: u64,
         expected: u32,
     },
     #[error("load interrupted")]
@@ -178,7 +186,10 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let workers = match connector.execution() {
         Execution::DedicatedThread => cores,
-        Execution::Async => (cores * 2).max(4),
+        Execution::Async => std::env::var("LW")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or((cores * 2).max(4)),
     };
     let workers = (opts.tables as usize).min(workers).max(1);
     let mut handles = Vec::new();
@@ -196,15 +207,38 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
             .collect();
         let fut = async move {
             let mut s = connector.connect().await.map_err(step("connect"))?;
+            let path = s.bulk_path().await.map_err(step("choose the load path"))?;
+            let indexes_first = matches!(
+                path,
+                BulkPath::Stream {
+                    indexes_first: true
+                }
+            );
             for t in &tables {
-                load_table(&mut s, &st, &opts, *t, seed, instance, &rows_done, &cancel).await?;
+                let table = Table {
+                    number: *t,
+                    path,
+                    seed,
+                    instance,
+                };
+                let written = load_table(&mut s, &st, &opts, table, &rows_done, &cancel).await?;
+                // The engine's own count of the rows it committed: no scan of the table.
+                let expected = if opts.loaded_rows() == 0 {
+                    0
+                } else {
+                    opts.table_size
+                };
+                if written != u64::from(expected) {
+                    return Err(LoadError::Count {
+                        table: *t,
+                        found: written,
+                        expected,
+                    });
+                }
             }
-            if opts.create_secondary {
+            if opts.create_secondary && !indexes_first {
                 for t in &tables {
-                    let ts = t.to_string();
-                    s.execute_text(&st.render("create_index", &[("table", &ts)]))
-                        .await
-                        .map_err(step(format!("create index on sbtest{t}")))?;
+                    create_index(&mut s, &st, *t).await?;
                 }
             }
             Ok::<(), LoadError>(())
@@ -216,21 +250,6 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
     for h in handles {
         h.await
             .map_err(|_| LoadError::Worker("load thread panicked".into()))??;
-    }
-    let expected = if opts.loaded_rows() == 0 {
-        0
-    } else {
-        opts.table_size
-    };
-    for t in 1..=opts.tables {
-        let found = count_rows(&mut s, &st, t).await?;
-        if found != i64::from(expected) {
-            return Err(LoadError::Count {
-                table: t,
-                found,
-                expected,
-            });
-        }
     }
     meta_put(&mut s, &st, STATE_KEY, COMPLETE).await?;
     let rows = opts.loaded_rows();
@@ -289,87 +308,149 @@ async fn count_rows<S: Session>(s: &mut S, st: &Statements, table: u32) -> Resul
     })
 }
 
-#[allow(clippy::too_many_arguments)]
+async fn create_index<S: Session>(s: &mut S, st: &Statements, table: u32) -> Result<(), LoadError> {
+    let ts = table.to_string();
+    s.execute_text(&st.render("create_index", &[("table", &ts)]))
+        .await
+        .map_err(step(format!("create index on sbtest{table}")))?;
+    Ok(())
+}
+
+/// The table one `load_table` call fills, and how.
+struct Table {
+    number: u32,
+    path: BulkPath,
+    seed: u64,
+    instance: u64,
+}
+
+/// Generates one table's rows in chunks, deterministically from the seed.
+struct RowMaker<'a> {
+    opts: &'a SysbenchOptions,
+    rng: Rng,
+    k_rand: DefaultRand,
+    next_id: u32,
+    chunk: u32,
+}
+
+impl RowMaker<'_> {
+    /// The next chunk (row-major, `COLUMNS` order), or None when the table is complete.
+    fn next_chunk(&mut self) -> Option<Vec<Value>> {
+        let size = self.opts.table_size;
+        if self.next_id > size {
+            return None;
+        }
+        let n = self.chunk.min(size - self.next_id + 1);
+        let mut rows = Vec::with_capacity(n as usize * COLUMNS.len());
+        for i in self.next_id..self.next_id + n {
+            rows.push(Value::Int(i64::from(i)));
+            let k = self.k_rand.draw(&mut self.rng, 1, i64::from(size));
+            rows.push(Value::Int(k));
+            rows.push(Value::Text(data::c_value(&mut self.rng)));
+            rows.push(Value::Text(data::pad_value(&mut self.rng)));
+        }
+        self.next_id += n;
+        Some(rows)
+    }
+}
+
 async fn load_table<S: Session>(
     s: &mut S,
     st: &Statements,
     opts: &SysbenchOptions,
-    table: u32,
-    seed: u64,
-    instance: u64,
+    table: Table,
     rows_done: &AtomicU64,
     cancel: &CancellationToken,
-) -> Result<(), LoadError> {
-    let ts = table.to_string();
+) -> Result<u64, LoadError> {
+    let number = table.number;
+    let ts = number.to_string();
     s.execute_text(&st.render("drop_table", &[("table", &ts)]))
         .await
-        .map_err(step(format!("drop sbtest{table}")))?;
+        .map_err(step(format!("drop sbtest{number}")))?;
     s.execute_text(&st.render("create_table", &[("table", &ts)]))
         .await
-        .map_err(step(format!("create sbtest{table}")))?;
-    if opts.test == SysbenchTest::OltpInsert && !opts.auto_inc {
-        return Ok(());
+        .map_err(step(format!("create sbtest{number}")))?;
+    if let BulkPath::Stream {
+        indexes_first: true,
+    } = table.path
+        && opts.create_secondary
+    {
+        create_index(s, st, number).await?;
     }
-    let mut rng = Rng::for_client(seed ^ 0x5EED_10AD, instance, u64::from(table));
-    let k_rand = DefaultRand::new(opts, u64::from(opts.table_size));
+    if opts.test == SysbenchTest::OltpInsert && !opts.auto_inc {
+        return Ok(0);
+    }
+    let mut maker = RowMaker {
+        opts,
+        rng: Rng::for_client(table.seed ^ 0x5EED_10AD, table.instance, u64::from(number)),
+        k_rand: DefaultRand::new(opts, u64::from(opts.table_size)),
+        next_id: 1,
+        chunk: match table.path {
+            BulkPath::None => ROWS_PER_COMMIT,
+            BulkPath::Stream { .. } => ROWS_PER_CHUNK,
+        },
+    };
+    let table_name = format!("sbtest{number}");
+    let what = || format!("load {table_name}");
+    if table.path == BulkPath::None {
+        return insert_rows(s, st, number, &mut maker, rows_done, cancel)
+            .await
+            .map_err(step(what()))?;
+    }
+    // Generate while the engine loads: a bounded channel keeps a few chunks in flight.
+    let (tx, rx) = tokio::sync::mpsc::channel(8);
+    let produce = async move {
+        while let Some(rows) = maker.next_chunk() {
+            if cancel.is_cancelled() {
+                return Err(LoadError::Interrupted);
+            }
+            let n = (rows.len() / COLUMNS.len()) as u64;
+            if tx.send(rows).await.is_err() {
+                break; // the load failed; its error is reported
+            }
+            rows_done.fetch_add(n, Ordering::Relaxed);
+        }
+        Ok(())
+    };
+    let (produced, loaded) = tokio::join!(produce, s.bulk_load(&table_name, &COLUMNS, rx));
+    let written = loaded.map_err(step(what()))?;
+    produced.map(|()| written)
+}
+
+/// The INSERT path: multi-row INSERTs of `ROWS_PER_INSERT`, a transaction per chunk; gives the
+/// rows written. The outer error is an engine failure; the inner one is an interruption.
+async fn insert_rows<S: Session>(
+    s: &mut S,
+    st: &Statements,
+    table: u32,
+    maker: &mut RowMaker<'_>,
+    rows_done: &AtomicU64,
+    cancel: &CancellationToken,
+) -> Result<Result<u64, LoadError>, EngineError> {
+    let ts = table.to_string();
     let prefix = st.render("load_insert_prefix", &[("table", &ts)]);
     let row = st.render("load_insert_row", &[]);
-    let insert_sql = |n: u32| format!("{prefix} {}", vec![row.as_str(); n as usize].join(", "));
-    let full = s
-        .prepare(&insert_sql(ROWS_PER_INSERT))
-        .await
-        .map_err(step("prepare load insert"))?;
-    let begin = s
-        .prepare(&st.render("load_begin", &[]))
-        .await
-        .map_err(step("prepare load"))?;
-    let commit = s
-        .prepare(&st.render("commit", &[]))
-        .await
-        .map_err(step("prepare load"))?;
-    let table_name = format!("sbtest{table}");
-    let mut bulk = true;
-    let mut rows: Vec<Value> = Vec::with_capacity(ROWS_PER_COMMIT as usize * 4);
-    let mut id = 1u32;
-    while id <= opts.table_size {
+    let insert_sql = |n: usize| format!("{prefix} {}", vec![row.as_str(); n].join(", "));
+    let width = COLUMNS.len();
+    let full = s.prepare(&insert_sql(ROWS_PER_INSERT as usize)).await?;
+    let begin = s.prepare(&st.render("load_begin", &[])).await?;
+    let commit = s.prepare(&st.render("commit", &[])).await?;
+    let mut written = 0;
+    while let Some(rows) = maker.next_chunk() {
         if cancel.is_cancelled() {
-            return Err(LoadError::Interrupted);
+            return Ok(Err(LoadError::Interrupted));
         }
-        let n = ROWS_PER_COMMIT.min(opts.table_size - id + 1);
-        rows.clear();
-        for i in id..id + n {
-            rows.push(Value::Int(i64::from(i)));
-            rows.push(Value::Int(k_rand.draw(
-                &mut rng,
-                1,
-                i64::from(opts.table_size),
-            )));
-            rows.push(Value::Text(data::c_value(&mut rng)));
-            rows.push(Value::Text(data::pad_value(&mut rng)));
+        s.execute(begin, &[]).await?;
+        for part in rows.chunks(ROWS_PER_INSERT as usize * width) {
+            let stmt = if part.len() == ROWS_PER_INSERT as usize * width {
+                full
+            } else {
+                s.prepare(&insert_sql(part.len() / width)).await?
+            };
+            written += s.execute(stmt, part).await?;
         }
-        let what = || format!("load {table_name}");
-        if bulk {
-            bulk = s
-                .bulk_load(&table_name, &COLUMNS, &rows)
-                .await
-                .map_err(step(what()))?;
-        }
-        if !bulk {
-            s.execute(begin, &[]).await.map_err(step(what()))?;
-            for part in rows.chunks(ROWS_PER_INSERT as usize * 4) {
-                let stmt = if part.len() == ROWS_PER_INSERT as usize * 4 {
-                    full
-                } else {
-                    s.prepare(&insert_sql(part.len() as u32 / 4))
-                        .await
-                        .map_err(step("prepare load insert"))?
-                };
-                s.execute(stmt, part).await.map_err(step(what()))?;
-            }
-            s.execute(commit, &[]).await.map_err(step(what()))?;
-        }
-        id += n;
-        rows_done.fetch_add(u64::from(n), Ordering::Relaxed);
+        s.execute(commit, &[]).await?;
+        rows_done.fetch_add((rows.len() / width) as u64, Ordering::Relaxed);
     }
-    Ok(())
+    Ok(Ok(written))
 }
