@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # drivebench against sysbench 1.0 on one private MariaDB and the same tables.
-# Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32"),
-# DB_WORKERS (drivebench's runtime threads, default: one per core).
+# Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32").
 #
 # Starts a private mariadbd on a scratch directory, compares load speed (sysbench prepare vs
 # drivebench's loader, same 8 tables x 100,000 rows), then alternates sysbench oltp_read_write and

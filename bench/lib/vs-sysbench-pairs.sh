@@ -63,7 +63,7 @@ print(f"sysbench\t{c}\t{tps}\t{p99}\t{(u + s) / int(tx) * 1000:.4f}")
 PY
         scenario "$c" "$DURATION" never sbtest
         rm -rf "$work/db"
-        TOKIO_WORKER_THREADS="${DB_WORKERS:-$(nproc)}" /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" run "$work/db.toml" --quiet --out "$work/db" --target "$work/t" >/dev/null
+        /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" run "$work/db.toml" --quiet --out "$work/db" --target "$work/t" >/dev/null
         python3 - "$c" "$work" >> "$results" <<'PY'
 import json, sys
 c, work = sys.argv[1], sys.argv[2]

@@ -154,7 +154,8 @@ impl EngineError {
 pub enum Execution {
     /// Calls block the calling thread: each virtual client gets a dedicated OS thread.
     DedicatedThread,
-    /// Calls are truly asynchronous: clients run as tasks on the shared runtime.
+    /// Calls are truly asynchronous: clients run as tasks on the client shards (one
+    /// current-thread runtime per core, see `clients::runner`).
     Async,
 }
 
