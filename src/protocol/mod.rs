@@ -2,11 +2,13 @@
 //! phases in order as barriers — all clients of all instances start together, the sampler
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
 //! and results are written after each phase. Dispatch on the engine kind happens here, once.
+//! `steady` holds the SNIA steady-state rule that preconditions are judged by.
 
 mod phases;
 pub mod prebuilt;
 pub mod preflight;
 pub mod servers;
+pub mod steady;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
