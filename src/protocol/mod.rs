@@ -2,8 +2,10 @@
 //! phases in order as barriers — all clients of all instances start together, the sampler
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
 //! and results are written after each phase. Dispatch on the engine kind happens here, once.
-//! `steady` holds the SNIA steady-state rule that preconditions are judged by.
+//! `steady` holds the SNIA steady-state rule that preconditions are judged by; `curve` the
+//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves.
 
+pub mod curve;
 mod phases;
 pub mod prebuilt;
 pub mod preflight;
