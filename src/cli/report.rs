@@ -1,4 +1,4 @@
-//! `drivebench report RUN_DIR`: rebuild summary.md and series.csv from result.json.
+//! `drivebench report RUN_DIR`: rebuild summary.md, report.html and series.csv from result.json.
 
 use std::path::PathBuf;
 

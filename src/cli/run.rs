@@ -67,7 +67,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         plan.name,
         out.display()
     ));
-    for f in findings {
+    for f in &findings {
         if f.level != preflight::Level::Ok {
             console.line(&format!("{}: {}", f.level.as_str(), f.message));
         }
@@ -87,6 +87,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         },
         instances: Vec::new(),
         phases: Vec::new(),
+        preflight: findings,
         warnings: Vec::new(),
     };
     let cancel = CancellationToken::new();

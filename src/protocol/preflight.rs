@@ -3,14 +3,14 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::EngineConfig;
 use crate::scenario::Plan;
 use crate::scenario::plan::{EngineKind, Provision, SysbenchTest};
 use crate::target::{self, format_bytes};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Ok,
@@ -30,7 +30,7 @@ impl Level {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finding {
     pub level: Level,
     pub message: String,

@@ -1,10 +1,13 @@
 //! Outputs of a run, all derived from `RunReport`: result.json (written atomically, also after
-//! every phase), series.csv (appended as intervals close), summary.md, and the live console.
+//! every phase), series.csv (appended as intervals close), summary.md, report.html (inline SVG
+//! charts, self-contained), and the live console.
 
 pub mod host;
+pub mod html;
 pub mod live;
 pub mod markdown;
 pub mod result;
+pub mod svg;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -16,6 +19,7 @@ pub use result::{RunReport, SCHEMA_VERSION};
 pub const PLAN_FILE: &str = "plan.json";
 pub const RESULT_FILE: &str = "result.json";
 pub const SUMMARY_FILE: &str = "summary.md";
+pub const HTML_FILE: &str = "report.html";
 pub const SERIES_FILE: &str = "series.csv";
 pub const LOG_FILE: &str = "drivebench.log";
 
@@ -102,11 +106,12 @@ impl RunDir {
     pub fn finish(&self, report: &RunReport) -> Result<(), OutputError> {
         self.write_result(report)?;
         let p = self.path.join(SUMMARY_FILE);
-        write_atomic(&p, markdown::summary(report).as_bytes())
+        write_atomic(&p, markdown::summary(report).as_bytes())?;
+        write_atomic(&self.path.join(HTML_FILE), html::page(report).as_bytes())
     }
 }
 
-/// Regenerate summary.md and series.csv of a run directory from its result.json.
+/// Regenerate summary.md, report.html and series.csv of a run directory from its result.json.
 pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
     let path = dir.join(RESULT_FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -133,5 +138,7 @@ pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
         markdown::summary(&report).as_bytes(),
     )
     .map_err(|e| e.to_string())?;
+    write_atomic(&dir.join(HTML_FILE), html::page(&report).as_bytes())
+        .map_err(|e| e.to_string())?;
     Ok(report)
 }

@@ -28,6 +28,9 @@ pub struct RunReport {
     pub environment: Environment,
     pub instances: Vec<InstanceReport>,
     pub phases: Vec<PhaseReport>,
+    /// What preflight found before the run (dataset vs cache regime, space, limits).
+    #[serde(default)]
+    pub preflight: Vec<crate::protocol::preflight::Finding>,
     pub warnings: Vec<String>,
 }
 

@@ -1,0 +1,336 @@
+//! report.html: one self-contained page per run, from result.json only — header (scenario,
+//! drive, host, engines, status), summary tables, TPS and latency over time with the phase
+//! boundaries, the latency percentile distribution of each recorded phase, loads, warnings and
+//! the resolved plan. Inline CSS and SVG; nothing is fetched, nothing runs.
+
+use std::fmt::Write;
+
+use super::result::{PhaseReport, RunReport, RunStatus};
+use super::svg::{Chart, Scale, Series, escape, render};
+use crate::protocol::preflight::Level;
+use crate::scenario::units::format_duration;
+use crate::target::format_bytes;
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 12px}\
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}\
+table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}\
+th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}tr.total td{font-weight:600}\
+dl{display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:8px 0}dt{color:#555}dd{margin:0}\
+.status{display:inline-block;padding:1px 8px;border-radius:3px;color:#fff}.ok{background:#2b7a3d}.bad{background:#a33}\
+.chart{width:100%;max-width:760px;height:auto;display:block;margin:8px 0}\
+.chart text{font-size:11px;fill:#333}.ct{font-size:13px!important;font-weight:600}\
+.yt{text-anchor:end}.xt,.xl{text-anchor:middle}.yl{text-anchor:middle}\
+.grid{stroke:#e5e5e5}.mark{stroke:#888;stroke-dasharray:3 3}.mt{fill:#666!important}\
+.warn{color:#8a5a00}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}\
+@media print{.chart{page-break-inside:avoid}}";
+
+pub fn page(r: &RunReport) -> String {
+    let mut s = String::new();
+    let title = escape(&r.plan.name);
+    let _ = write!(
+        s,
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drivebench: {title}</title><style>{STYLE}</style></head><body>"
+    );
+    header(&mut s, r);
+    let recorded = r.phases.iter().filter(|p| p.recorded);
+    for phase in recorded.chain(r.phases.iter().filter(|p| !p.recorded)) {
+        summary_table(&mut s, phase);
+    }
+    if r.phases.is_empty() {
+        s.push_str("<p>No phase was measured.</p>");
+    }
+    over_time(&mut s, r);
+    for phase in r.phases.iter().filter(|p| p.recorded) {
+        distribution(&mut s, phase);
+    }
+    loads_and_warnings(&mut s, r);
+    let plan = serde_json::to_string_pretty(&r.plan).unwrap_or_default();
+    let _ = write!(
+        s,
+        "<h2>Resolved plan</h2><details><summary>plan.json</summary><pre>{}</pre></details>",
+        escape(&plan)
+    );
+    let _ = write!(
+        s,
+        "<p style=\"color:#777\">drivebench {} — generated from result.json</p></body></html>",
+        escape(&r.drivebench_version)
+    );
+    s
+}
+
+fn header(s: &mut String, r: &RunReport) {
+    let (class, status) = match r.status {
+        RunStatus::Complete => ("ok", "complete".to_string()),
+        RunStatus::Running => ("bad", "partial (still running when written)".into()),
+        RunStatus::Failed => (
+            "bad",
+            format!("failed: {}", r.error.as_deref().unwrap_or("unknown error")),
+        ),
+        RunStatus::Interrupted => ("bad", "interrupted (partial results)".into()),
+    };
+    let _ = write!(
+        s,
+        "<h1>{}</h1><span class=\"status {class}\">{}</span><dl>",
+        escape(&r.plan.name),
+        escape(&status)
+    );
+    let mut row = |k: &str, v: String| {
+        let _ = write!(s, "<dt>{k}</dt><dd>{}</dd>", escape(&v));
+    };
+    row(
+        "Started",
+        format!(
+            "{}{}",
+            r.started_at,
+            r.finished_at
+                .as_deref()
+                .map(|f| format!(", finished {f}"))
+                .unwrap_or_default()
+        ),
+    );
+    let t = &r.environment.target;
+    let mut drive = t.path.clone();
+    if let Some(fs) = &t.filesystem {
+        let _ = write!(
+            drive,
+            " ({fs} on {})",
+            t.mount_source.as_deref().unwrap_or("?")
+        );
+    }
+    row("Target", drive);
+    if let Some(d) = &t.device {
+        row(
+            "Drive",
+            format!(
+                "{} {} {}",
+                d.name,
+                d.model.as_deref().unwrap_or("unknown model"),
+                d.capacity_bytes.map(format_bytes).unwrap_or_default()
+            ),
+        );
+    }
+    let h = &r.environment.host;
+    row(
+        "Host",
+        format!("{} ({}, {} CPUs)", h.hostname, h.os, h.cpus),
+    );
+    for i in &r.instances {
+        row(&format!("Instance {}", i.name), i.version.clone());
+    }
+    let w = &r.plan.workload;
+    let pacing = match w.rate {
+        Some(rate) => format!("open model at {rate} tx/s per instance"),
+        None => "closed loop".into(),
+    };
+    row(
+        "Workload",
+        format!(
+            "sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}",
+            w.sysbench.test.name(),
+            w.sysbench.tables,
+            w.sysbench.table_size,
+            w.clients
+        ),
+    );
+    if r.plan.time_scale != 1.0 {
+        row(
+            "Time scale",
+            format!("{} (every duration multiplied by it)", r.plan.time_scale),
+        );
+    }
+    s.push_str("</dl>");
+}
+
+fn summary_table(s: &mut String, ph: &PhaseReport) {
+    let dur = format_duration(std::time::Duration::from_secs_f64(ph.summary.seconds));
+    let kind = if ph.recorded {
+        "recorded"
+    } else {
+        "not recorded"
+    };
+    let partial = if ph.completed { "" } else { ", stopped early" };
+    let _ = write!(
+        s,
+        "<h2>{} ({kind}, {dur}{partial})</h2><table><tr><th>instance</th><th>TPS</th><th>QPS</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>errors</th></tr>",
+        escape(&ph.name)
+    );
+    let line = |s: &mut String, name: &str, m: &crate::metrics::summary::Summary, class: &str| {
+        let _ = write!(
+            s,
+            "<tr class=\"{class}\"><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td></tr>",
+            escape(name),
+            m.tps,
+            m.qps,
+            m.latency_ms.avg,
+            m.latency_ms.p95,
+            m.latency_ms.p99,
+            m.latency_ms.max,
+            m.errors
+        );
+    };
+    for i in &ph.per_instance {
+        line(s, &i.instance, &i.summary, "");
+    }
+    line(s, "total", &ph.summary, "total");
+    s.push_str("</table>");
+    if ph.per_instance.len() > 1 {
+        let m = &ph.mean_of_instances;
+        let _ = write!(
+            s,
+            "<p>Mean of instances (review style): avg {:.3} ms, p99 {:.3} ms.</p>",
+            m.latency_avg_ms, m.latency_p99_ms
+        );
+    }
+}
+
+/// TPS per instance and in total, and latency, against time since the clock started.
+fn over_time(s: &mut String, r: &RunReport) {
+    let rows: Vec<_> = r.phases.iter().flat_map(|p| p.series.iter()).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let markers: Vec<(f64, String)> = r
+        .phases
+        .iter()
+        .map(|p| (p.start_offset_s, p.name.clone()))
+        .collect();
+    let names: Vec<&str> = r.instances.iter().map(|i| i.name.as_str()).collect();
+    let per = |f: &dyn Fn(&super::result::SeriesRow) -> f64, name: &str| Series {
+        name: name.to_string(),
+        points: rows
+            .iter()
+            .filter(|row| row.instance == name)
+            .map(|row| (row.elapsed_s, f(row)))
+            .collect(),
+        dashed: false,
+    };
+    let mut tps: Vec<Series> = Vec::new();
+    if names.len() > 1 {
+        // Sum the instances' rows of the same tick.
+        let mut total: Vec<(f64, f64)> = Vec::new();
+        for row in &rows {
+            match total
+                .iter_mut()
+                .find(|(t, _)| (t - row.elapsed_s).abs() < 1e-6)
+            {
+                Some(p) => p.1 += row.tps,
+                None => total.push((row.elapsed_s, row.tps)),
+            }
+        }
+        tps.push(Series {
+            name: "total".into(),
+            points: total,
+            dashed: false,
+        });
+    }
+    tps.extend(names.iter().map(|n| per(&|row| row.tps, n)));
+    let chart = |title: &str, y: &str, series: Vec<Series>| Chart {
+        title: title.into(),
+        x_label: "seconds since the clock started".into(),
+        y_label: y.into(),
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        series,
+        markers: markers.clone(),
+    };
+    s.push_str("<h2>Over time</h2>");
+    s.push_str(&render(&chart("Transactions per second", "TPS", tps)));
+    let mut lat = Vec::new();
+    for n in &names {
+        let label = |what: &str| {
+            if names.len() > 1 {
+                format!("{n} {what}")
+            } else {
+                what.to_string()
+            }
+        };
+        let mut avg = per(&|row| row.latency_avg_ms, n);
+        avg.name = label("avg");
+        let mut p99 = per(&|row| row.latency_p99_ms, n);
+        p99.name = label("p99");
+        p99.dashed = true;
+        lat.extend([avg, p99]);
+    }
+    s.push_str(&render(&chart("Latency per interval", "ms", lat)));
+}
+
+/// Response time by percentile, from the phase's stored histogram (microseconds).
+fn distribution(s: &mut String, ph: &PhaseReport) {
+    let Ok(h) = crate::metrics::histogram::decode(&ph.histogram) else {
+        return;
+    };
+    if h.is_empty() {
+        return;
+    }
+    let mut points = Vec::new();
+    let mut p = 0.0;
+    while p < 99.9999 {
+        points.push((p, h.value_at_quantile(p / 100.0) as f64 / 1000.0));
+        // Denser towards the tail: ten steps per nine.
+        p += (100.0 - p) * (1.0 - 10f64.powf(-0.1));
+    }
+    points.push((99.9999, h.max() as f64 / 1000.0));
+    let chart = Chart {
+        title: format!("{}: latency by percentile", ph.name),
+        x_label: "percentile".into(),
+        y_label: "ms (log)".into(),
+        x_scale: Scale::Nines,
+        y_scale: Scale::Log10,
+        series: vec![Series {
+            name: format!("{} transactions", h.len()),
+            points,
+            dashed: false,
+        }],
+        markers: Vec::new(),
+    };
+    s.push_str(&render(&chart));
+}
+
+fn loads_and_warnings(s: &mut String, r: &RunReport) {
+    let loads: Vec<_> = r
+        .instances
+        .iter()
+        .filter_map(|i| i.load.as_ref().map(|l| (i, l)))
+        .collect();
+    if !loads.is_empty() {
+        s.push_str("<h2>Load</h2><table><tr><th>instance</th><th>rows</th><th>seconds</th><th>rows/s</th></tr>");
+        for (i, l) in loads {
+            if l.reused {
+                let _ = write!(
+                    s,
+                    "<tr><td>{}</td><td colspan=\"3\">reused existing data</td></tr>",
+                    escape(&i.name)
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.0}</td></tr>",
+                    escape(&i.name),
+                    l.rows,
+                    l.seconds,
+                    l.rows_per_s
+                );
+            }
+        }
+        s.push_str("</table>");
+    }
+    if !r.preflight.is_empty() || !r.warnings.is_empty() {
+        s.push_str("<h2>Preflight and warnings</h2><ul>");
+        for f in &r.preflight {
+            let class = match f.level {
+                Level::Warning | Level::Error => " class=\"warn\"",
+                Level::Ok | Level::Note => "",
+            };
+            let _ = write!(
+                s,
+                "<li{class}>{}: {}</li>",
+                f.level.as_str(),
+                escape(&f.message)
+            );
+        }
+        for w in &r.warnings {
+            let _ = write!(s, "<li class=\"warn\">warning: {}</li>", escape(w));
+        }
+        s.push_str("</ul>");
+    }
+}

@@ -1,0 +1,317 @@
+//! Hand-written SVG line charts for the HTML reports: several series, linear or logarithmic
+//! axes (and the "nines" axis of percentile plots), labelled vertical markers for phase
+//! boundaries, a legend. Self-contained markup: no scripts, no fonts, no external resources.
+
+use std::fmt::Write;
+
+/// How values map onto an axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scale {
+    Linear,
+    /// Powers of ten; values ≤ 0 are left out.
+    Log10,
+    /// Percentiles 0..100 placed at −log10(1 − p/100): 90, 99, 99.9 ... equally spaced.
+    Nines,
+}
+
+impl Scale {
+    fn map(self, v: f64) -> Option<f64> {
+        match self {
+            Scale::Linear => Some(v),
+            Scale::Log10 => (v > 0.0).then(|| v.log10()),
+            Scale::Nines => (v < 100.0).then(|| -(1.0 - v / 100.0).max(1e-12).log10()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+    pub dashed: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x_scale: Scale,
+    pub y_scale: Scale,
+    pub series: Vec<Series>,
+    /// Vertical lines at these x values, with a label each.
+    pub markers: Vec<(f64, String)>,
+}
+
+const W: f64 = 760.0;
+const H: f64 = 320.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 34.0;
+const BOTTOM: f64 = 46.0;
+/// Colour-blind-safe palette (Okabe–Ito), cycled.
+pub const PALETTE: [&str; 8] = [
+    "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#f0e442", "#000000",
+];
+
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// "Nice" tick values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten).
+fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = (hi - lo).max(1e-12);
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= 6.0)
+        .unwrap_or(10.0 * mag);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + step * 1e-9 {
+        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
+        t += step;
+    }
+    out
+}
+
+/// Short number for a tick label.
+pub fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{}M", trim(v / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", trim(v / 1e3))
+    } else {
+        trim(v)
+    }
+}
+
+fn trim(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.into() }
+}
+
+/// Axis range and ticks in mapped space: (lo, hi, [(mapped position, label)]).
+fn axis(scale: Scale, values: &[f64], from_zero: bool) -> (f64, f64, Vec<(f64, String)>) {
+    let mapped: Vec<f64> = values.iter().filter_map(|v| scale.map(*v)).collect();
+    let (mut lo, mut hi) = mapped
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+    if mapped.is_empty() {
+        (lo, hi) = (0.0, 1.0);
+    }
+    match scale {
+        Scale::Linear => {
+            if from_zero {
+                lo = lo.min(0.0);
+            }
+            if hi - lo < 1e-9 {
+                hi = lo + 1.0;
+            }
+            let ticks = linear_ticks(lo, hi);
+            let hi = ticks.last().copied().unwrap_or(hi).max(hi);
+            let labels = ticks.iter().map(|t| (*t, tick_label(*t))).collect();
+            (lo, hi, labels)
+        }
+        Scale::Log10 => {
+            let (lo, hi) = (lo.floor(), hi.ceil().max(lo.floor() + 1.0));
+            let labels = (lo as i32..=hi as i32)
+                .map(|e| (f64::from(e), tick_label(10f64.powi(e))))
+                .collect();
+            (lo, hi, labels)
+        }
+        Scale::Nines => {
+            let hi = hi.ceil().max(1.0);
+            let labels = (0..=hi as i32)
+                .map(|n| {
+                    let p = 100.0 - 100.0 / 10f64.powi(n);
+                    let decimals = (n as usize).saturating_sub(2);
+                    (f64::from(n), format!("{p:.decimals$}%"))
+                })
+                .collect();
+            (0.0, hi, labels)
+        }
+    }
+}
+
+fn dash_attr(ser: &Series) -> &'static str {
+    if ser.dashed {
+        r#" stroke-dasharray="6 4""#
+    } else {
+        ""
+    }
+}
+
+pub fn render(c: &Chart) -> String {
+    let xs: Vec<f64> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .chain(c.markers.iter().map(|m| m.0))
+        .collect();
+    let ys: Vec<f64> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .collect();
+    let (x0, x1, xticks) = axis(c.x_scale, &xs, false);
+    let (y0, y1, yticks) = axis(c.y_scale, &ys, true);
+    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
+    let px = |x: f64| LEFT + (x - x0) / (x1 - x0).max(1e-12) * pw;
+    let py = |y: f64| TOP + ph - (y - y0) / (y1 - y0).max(1e-12) * ph;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg viewBox="0 0 {W} {H}" role="img" class="chart"><title>{}</title>"#,
+        escape(&c.title)
+    );
+    let _ = write!(
+        s,
+        r#"<text x="{LEFT}" y="18" class="ct">{}</text>"#,
+        escape(&c.title)
+    );
+    for (t, label) in &yticks {
+        let y = py(*t);
+        let _ = write!(
+            s,
+            r#"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" class="grid"/><text x="{}" y="{:.1}" class="yt">{}</text>"#,
+            W - RIGHT,
+            LEFT - 6.0,
+            y + 4.0,
+            escape(label)
+        );
+    }
+    for (t, label) in &xticks {
+        let x = px(*t);
+        let _ = write!(
+            s,
+            r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="grid"/><text x="{x:.1}" y="{}" class="xt">{}</text>"#,
+            TOP + ph,
+            TOP + ph + 16.0,
+            escape(label)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" class="xl">{}</text><text x="14" y="{}" class="yl" transform="rotate(-90 14 {})">{}</text>"#,
+        LEFT + pw / 2.0,
+        H - 6.0,
+        escape(&c.x_label),
+        TOP + ph / 2.0,
+        TOP + ph / 2.0,
+        escape(&c.y_label)
+    );
+    for (x, label) in &c.markers {
+        if let Some(m) = c.x_scale.map(*x) {
+            let x = px(m);
+            let _ = write!(
+                s,
+                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="mark"/><text x="{:.1}" y="{}" class="mt">{}</text>"#,
+                TOP + ph,
+                x + 3.0,
+                TOP + 10.0,
+                escape(label)
+            );
+        }
+    }
+    for (i, ser) in c.series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let pts: Vec<String> = ser
+            .points
+            .iter()
+            .filter_map(|(x, y)| Some((c.x_scale.map(*x)?, c.y_scale.map(*y)?)))
+            .map(|(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
+            .collect();
+        let dash = dash_attr(ser);
+        let _ = write!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
+            pts.join(" ")
+        );
+        if pts.len() == 1 {
+            let _ = write!(
+                s,
+                r#"<circle cx="{}" cy="{}" r="3" fill="{color}"/>"#,
+                pts[0].split(',').next().unwrap_or("0"),
+                pts[0].split(',').nth(1).unwrap_or("0")
+            );
+        }
+    }
+    // Legend: one row above the plot, right of the title, wrapping under it when long.
+    let mut lx = W * 0.45;
+    let mut ly = 14.0;
+    for (i, ser) in c.series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let dash = dash_attr(ser);
+        let width = 30.0 + 6.5 * ser.name.chars().count() as f64;
+        if lx + width > W - RIGHT && lx > W * 0.45 {
+            lx = W * 0.45;
+            ly += 13.0;
+        }
+        let _ = write!(
+            s,
+            r#"<line x1="{lx:.1}" x2="{:.1}" y1="{ly}" y2="{ly}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{}" class="lg">{}</text>"#,
+            lx + 18.0,
+            lx + 22.0,
+            ly + 4.0,
+            escape(&ser.name)
+        );
+        lx += width;
+    }
+    s.push_str("</svg>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        assert_eq!(
+            linear_ticks(0.0, 4130.0),
+            vec![0.0, 1000.0, 2000.0, 3000.0, 4000.0]
+        );
+        let small: Vec<String> = linear_ticks(0.0, 0.9).into_iter().map(tick_label).collect();
+        assert_eq!(small, ["0", "0.2", "0.4", "0.6", "0.8"]);
+        assert_eq!(tick_label(25_000.0), "25k");
+        assert_eq!(tick_label(0.25), "0.25");
+    }
+
+    #[test]
+    fn the_nines_axis_spaces_90_99_and_99_9_evenly() {
+        let at = |p| Scale::Nines.map(p).unwrap();
+        assert!((at(90.0) - 1.0).abs() < 1e-9 && (at(99.0) - 2.0).abs() < 1e-9);
+        assert!((at(99.9) - 3.0).abs() < 1e-6);
+        assert_eq!(Scale::Nines.map(100.0), None);
+        assert_eq!(Scale::Log10.map(0.0), None);
+    }
+
+    #[test]
+    fn a_chart_is_self_contained_svg_with_escaped_text() {
+        let svg = render(&Chart {
+            title: "TPS <total>".into(),
+            x_label: "s".into(),
+            y_label: "tx/s".into(),
+            x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
+            series: vec![Series {
+                name: "a&b".into(),
+                points: vec![(0.0, 1.0), (10.0, 3.0)],
+                dashed: false,
+            }],
+            markers: vec![(5.0, "sample".into())],
+        });
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert!(svg.contains("TPS &lt;total&gt;") && svg.contains("a&amp;b"));
+        assert!(svg.contains("<polyline") && svg.contains("class=\"mark\""));
+        assert!(!svg.contains("href") && !svg.contains("http"));
+    }
+}
