@@ -1,7 +1,8 @@
 //! TPC-C (spec rev 5.11): the pure part so far. Random functions and NURand constants
 //! (`rand`), customer last names (`names`), the transaction mix by the deck method (`deck`),
 //! the inputs of the five transactions for a terminal (`input`), keying and think times
-//! (`pacing`) and the initial population's rows (`data`, `rows`). No I/O anywhere here.
+//! (`pacing`), the tables (`table`) and the initial population's rows (`data`, `rows`). No
+//! I/O anywhere here.
 
 pub mod data;
 pub mod deck;
@@ -10,6 +11,7 @@ pub mod names;
 pub mod pacing;
 pub mod rand;
 pub mod rows;
+pub mod table;
 
 /// The five transaction kinds; `index()` is their position in [`KIND_NAMES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,5 +1,5 @@
 //! One row of each table of the initial population, value for value as 4.3.3.1 gives it,
-//! appended to a row-major buffer in the column order of [`super::data::Table::columns`].
+//! appended to a row-major buffer in the column order of [`super::table::Table::columns`].
 //! Money is a `Float` of whole cents / 100, rates (tax, discount) of ten-thousandths / 10,000.
 
 use super::names::LastName;

@@ -225,3 +225,51 @@ fn data_does_not_depend_on_the_chunk_size() {
     let other = TableRows::new(Table::OrderLine, 3, &p).next_chunk(10);
     assert_ne!(other.as_deref(), Some(&big[..100]), "warehouses differ");
 }
+
+fn float(v: &Value) -> f64 {
+    match v {
+        Value::Float(f) => *f,
+        other => panic!("not a float: {other:?}"),
+    }
+}
+
+#[test]
+fn fixed_values_and_numeric_ranges_follow_the_spec() {
+    let p = params();
+    let w = Table::Warehouse;
+    for_each_row(w, &p, |row| {
+        assert_eq!(float(&row[col(w, "w_ytd")]), 300_000.0);
+        assert!((0.0..=0.2).contains(&float(&row[col(w, "w_tax")])));
+    });
+    let d = Table::District;
+    for_each_row(d, &p, |row| {
+        assert_eq!(float(&row[col(d, "d_ytd")]), 30_000.0);
+        assert_eq!(int(&row[col(d, "d_next_o_id")]), 3_001);
+        assert!((0.0..=0.2).contains(&float(&row[col(d, "d_tax")])));
+    });
+    let h = Table::History;
+    for_each_row(h, &p, |row| {
+        assert_eq!(float(&row[col(h, "h_amount")]), 10.0)
+    });
+    let i = Table::Item;
+    let mut prices = (f64::MAX, 0.0f64);
+    for_each_row(i, &p, |row| {
+        let price = float(&row[col(i, "i_price")]);
+        prices = (prices.0.min(price), prices.1.max(price));
+        assert!((1..=10_000).contains(&int(&row[col(i, "i_im_id")])));
+    });
+    assert!(prices.0 >= 1.0 && prices.1 <= 100.0 && prices.0 < 1.1 && prices.1 > 99.9);
+    let s = Table::Stock;
+    for_each_row(s, &p, |row| {
+        assert!((10..=100).contains(&int(&row[col(s, "s_quantity")])));
+        for zero in ["s_ytd", "s_order_cnt", "s_remote_cnt"] {
+            assert_eq!(int(&row[col(s, zero)]), 0);
+        }
+    });
+    let c = Table::Customer;
+    for_each_row(c, &p, |row| {
+        assert_eq!(float(&row[col(c, "c_ytd_payment")]), 10.0);
+        assert_eq!(int(&row[col(c, "c_payment_cnt")]), 1);
+        assert_eq!(int(&row[col(c, "c_delivery_cnt")]), 0);
+    });
+}
