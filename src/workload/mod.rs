@@ -1,9 +1,11 @@
 //! What a virtual client does, written against `Session` only. A workload prepares its
 //! statements on a session, generates a transaction's inputs (pure: seeded RNG, no I/O) and
-//! executes them. sysbench OLTP is the first family; TPC-C will be the second.
+//! executes them. sysbench OLTP is the first family; TPC-C (so far its pure part: inputs,
+//! mix, pacing and initial data) is the second.
 
 pub mod rng;
 pub mod sysbench;
+pub mod tpcc;
 
 use std::future::Future;
 
