@@ -2,6 +2,7 @@
 //! Errors become exit codes here: 2 for invalid input (nothing started), 1 for runtime
 //! failures, 130 for interruption.
 
+pub mod compare;
 pub mod logging;
 pub mod plan;
 pub mod report;
@@ -25,8 +26,10 @@ pub enum Command {
     Run(run::Args),
     /// Validate a scenario and print its timeline, data size and preflight findings (no side effects).
     Plan(plan::Args),
-    /// Regenerate summary.md and series.csv of a run directory from its result.json.
+    /// Regenerate summary.md, report.html and series.csv of a run directory from its result.json.
     Report(report::Args),
+    /// Rank runs of the same workload by TPS, average and p99 latency; write compare.{md,html,json}.
+    Compare(compare::Args),
     /// Print the JSON Schema of scenario files or of result.json.
     Schema(schema::Args),
 }
@@ -100,6 +103,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Run(a) => run::run(a).await,
         Command::Plan(a) => plan::plan(a),
         Command::Report(a) => report::report(a),
+        Command::Compare(a) => compare::compare(a),
         Command::Schema(a) => schema::schema(a),
     };
     match result {

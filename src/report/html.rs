@@ -11,7 +11,7 @@ use crate::protocol::preflight::Level;
 use crate::scenario::units::format_duration;
 use crate::target::format_bytes;
 
-const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 12px}\
+pub(super) const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 12px}\
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}\
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}\
 th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}tr.total td{font-weight:600}\

@@ -2,11 +2,14 @@
 //! every phase), series.csv (appended as intervals close), summary.md, report.html (inline SVG
 //! charts, self-contained), and the live console.
 
+pub mod compare;
+mod compare_html;
 pub mod host;
 pub mod html;
 pub mod live;
 pub mod markdown;
 pub mod result;
+pub mod stats;
 pub mod svg;
 
 use std::fs::{File, OpenOptions};
@@ -111,10 +114,9 @@ impl RunDir {
     }
 }
 
-/// Regenerate summary.md, report.html and series.csv of a run directory from its result.json.
-pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
-    let path = dir.join(RESULT_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// Read and check a result.json.
+pub fn read_result(path: &Path) -> Result<RunReport, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let report: RunReport = serde_json::from_str(&text)
         .map_err(|e| format!("{}: not a drivebench result: {e}", path.display()))?;
     if report.schema_version != SCHEMA_VERSION {
@@ -124,6 +126,12 @@ pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
             report.schema_version
         ));
     }
+    Ok(report)
+}
+
+/// Regenerate summary.md, report.html and series.csv of a run directory from its result.json.
+pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
+    let report = read_result(&dir.join(RESULT_FILE))?;
     let mut csv = String::from(SeriesRow::CSV_HEADER);
     csv.push('\n');
     for phase in &report.phases {

@@ -1,0 +1,368 @@
+//! `drivebench compare`: rank runs of the same workload the way the reviews do — TPS (higher is
+//! better), average and p99 latency (lower is better), grouped by instance count, with each
+//! run's distance to the leader and whether its gap to the run ranked above it is more than
+//! noise (Welch's t-test on per-interval TPS, autocorrelation accounted for).
+
+use std::fmt::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::result::{PhaseReport, RunReport};
+use super::stats::{Welch, welch};
+use crate::target::format_bytes;
+
+/// One run as compared: where it came from and the figures of its recorded phase.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunEntry {
+    pub label: String,
+    pub source: String,
+    pub scenario: String,
+    pub started_at: String,
+    pub complete: bool,
+    pub instances: usize,
+    pub phase: String,
+    pub tps: f64,
+    pub latency_avg_ms: f64,
+    pub latency_p99_ms: f64,
+    /// Total TPS per report interval of the phase (the samples of the significance test).
+    #[serde(skip)]
+    pub interval_tps: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Ranked {
+    pub rank: usize,
+    pub label: String,
+    pub value: f64,
+    /// Distance to the leader in % of the leader's value (0 for the leader).
+    pub vs_leader_pct: f64,
+    /// TPS only: the test against the run ranked just above.
+    pub vs_previous: Option<Welch>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    pub instances: usize,
+    pub tps: Vec<Ranked>,
+    pub latency_avg_ms: Vec<Ranked>,
+    pub latency_p99_ms: Vec<Ranked>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub runs: Vec<RunEntry>,
+    /// Why these runs should not be compared (only present with --force).
+    pub incomparable: Vec<String>,
+    /// Settings that differ between the runs.
+    pub differences: Vec<String>,
+    pub groups: Vec<Group>,
+}
+
+/// Significance threshold for "more than noise".
+pub const ALPHA: f64 = 0.05;
+
+/// Read a run directory's result.json, or a result.json itself.
+pub fn load(path: &Path) -> Result<RunReport, String> {
+    let file = if path.is_dir() {
+        path.join(super::RESULT_FILE)
+    } else {
+        path.to_path_buf()
+    };
+    super::read_result(&file)
+}
+
+/// The phase a run is compared on: its last recorded phase that measured something.
+fn compared_phase(r: &RunReport) -> Option<&PhaseReport> {
+    r.phases
+        .iter()
+        .rev()
+        .find(|p| p.recorded && p.summary.transactions > 0)
+}
+
+fn default_label(r: &RunReport, source: &str) -> String {
+    match &r.environment.target.device {
+        Some(d) => {
+            let model = d.model.clone().unwrap_or_else(|| d.name.clone());
+            match d.capacity_bytes {
+                Some(c) => format!("{model} {}", format_bytes(c)),
+                None => model,
+            }
+        }
+        None => source.to_string(),
+    }
+}
+
+/// The workload identity that must match: benchmark, test and data scale.
+fn workload_key(r: &RunReport) -> String {
+    let w = &r.plan.workload;
+    format!(
+        "{:?} {} with {} tables x {} rows",
+        w.benchmark,
+        w.sysbench.test.name(),
+        w.sysbench.tables,
+        w.sysbench.table_size
+    )
+    .to_lowercase()
+}
+
+/// Build the comparison of `runs` (label or None, source text, report). Incomparable runs are
+/// an error unless `force`.
+pub fn compare(
+    runs: Vec<(Option<String>, String, RunReport)>,
+    force: bool,
+) -> Result<Comparison, String> {
+    if runs.len() < 2 {
+        return Err("compare needs at least two runs".into());
+    }
+    let keys: Vec<String> = runs.iter().map(|(_, _, r)| workload_key(r)).collect();
+    let mut incomparable = Vec::new();
+    if keys.iter().any(|k| *k != keys[0]) {
+        let list: Vec<String> = runs
+            .iter()
+            .zip(&keys)
+            .map(|((_, src, _), k)| format!("{src}: {k}"))
+            .collect();
+        let why = format!("the runs measure different workloads: {}", list.join("; "));
+        if !force {
+            return Err(format!("{why} (--force compares them anyway)"));
+        }
+        incomparable.push(why);
+    }
+    let differences = differences(&runs);
+    let mut entries: Vec<RunEntry> = Vec::new();
+    for (label, source, r) in &runs {
+        let phase = compared_phase(r)
+            .ok_or_else(|| format!("{source}: no recorded phase measured any transaction"))?;
+        let mut label = label.clone().unwrap_or_else(|| default_label(r, source));
+        let same = entries
+            .iter()
+            .filter(|e| e.label.starts_with(&label))
+            .count();
+        if same > 0 {
+            label = format!("{label} ({})", same + 1);
+        }
+        entries.push(RunEntry {
+            label,
+            source: source.clone(),
+            scenario: r.plan.name.clone(),
+            started_at: r.started_at.clone(),
+            complete: r.complete,
+            instances: r.instances.len(),
+            phase: phase.name.clone(),
+            tps: phase.summary.tps,
+            latency_avg_ms: phase.summary.latency_ms.avg,
+            latency_p99_ms: phase.summary.latency_ms.p99,
+            interval_tps: interval_tps(phase),
+        });
+    }
+    let mut counts: Vec<usize> = entries.iter().map(|e| e.instances).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let groups = counts
+        .into_iter()
+        .map(|n| {
+            let members: Vec<&RunEntry> = entries.iter().filter(|e| e.instances == n).collect();
+            Group {
+                instances: n,
+                tps: rank(&members, |e| e.tps, true),
+                latency_avg_ms: rank(&members, |e| e.latency_avg_ms, false),
+                latency_p99_ms: rank(&members, |e| e.latency_p99_ms, false),
+            }
+        })
+        .collect();
+    Ok(Comparison {
+        runs: entries,
+        incomparable,
+        differences,
+        groups,
+    })
+}
+
+/// Total TPS of each report tick of the phase (instances' rows of one tick summed).
+fn interval_tps(phase: &PhaseReport) -> Vec<f64> {
+    let mut ticks: Vec<(f64, f64)> = Vec::new();
+    for row in &phase.series {
+        match ticks
+            .iter_mut()
+            .find(|(t, _)| (t - row.elapsed_s).abs() < 1e-6)
+        {
+            Some(tick) => tick.1 += row.tps,
+            None => ticks.push((row.elapsed_s, row.tps)),
+        }
+    }
+    ticks.into_iter().map(|(_, tps)| tps).collect()
+}
+
+fn rank(members: &[&RunEntry], value: fn(&RunEntry) -> f64, higher_better: bool) -> Vec<Ranked> {
+    let mut order: Vec<&&RunEntry> = members.iter().collect();
+    order.sort_by(|a, b| {
+        let (x, y) = (value(a), value(b));
+        let o = x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal);
+        if higher_better { o.reverse() } else { o }
+    });
+    let leader = order.first().map(|e| value(e)).unwrap_or(0.0);
+    order
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Ranked {
+            rank: i + 1,
+            label: e.label.clone(),
+            value: value(e),
+            vs_leader_pct: if leader != 0.0 {
+                (value(e) - leader) / leader * 100.0
+            } else {
+                0.0
+            },
+            vs_previous: (higher_better && i > 0)
+                .then(|| welch(&order[i - 1].interval_tps, &e.interval_tps))
+                .flatten(),
+        })
+        .collect()
+}
+
+/// How one setting of a run reads.
+type Fact = fn(&RunReport) -> String;
+
+/// Settings that differ between runs, one line each ("clients: a = 8, b = 32").
+fn differences(runs: &[(Option<String>, String, RunReport)]) -> Vec<String> {
+    let facts: [(&str, Fact); 8] = [
+        ("clients per instance", |r| {
+            r.plan.workload.clients.to_string()
+        }),
+        ("rate", |r| match r.plan.workload.rate {
+            Some(rate) => format!("{rate}/s"),
+            None => "closed loop".into(),
+        }),
+        ("instances", |r| r.instances.len().to_string()),
+        ("engine", |r| {
+            let v: Vec<&str> = r.instances.iter().map(|i| i.version.as_str()).collect();
+            v.first().copied().unwrap_or("none").to_string()
+        }),
+        ("engine config", |r| {
+            serde_json::to_string(&r.plan.instances.first().map(|i| &i.config)).unwrap_or_default()
+        }),
+        ("phases", |r| {
+            let p: Vec<String> = r
+                .plan
+                .phases
+                .iter()
+                .map(|p| format!("{} {:.0}s", p.name, p.duration_ms as f64 / 1000.0))
+                .collect();
+            p.join(" + ")
+        }),
+        ("time scale", |r| r.plan.time_scale.to_string()),
+        ("rand_type", |r| {
+            r.plan.workload.sysbench.rand_type.name().to_string()
+        }),
+    ];
+    let mut out = Vec::new();
+    for (name, fact) in facts {
+        let values: Vec<String> = runs.iter().map(|(_, _, r)| fact(r)).collect();
+        if values.iter().any(|v| *v != values[0]) {
+            let each: Vec<String> = runs
+                .iter()
+                .zip(&values)
+                .map(|((_, src, _), v)| format!("{src} = {v}"))
+                .collect();
+            out.push(format!("{name}: {}", each.join(", ")));
+        }
+    }
+    out
+}
+
+/// "p = 0.042", or "p < 0.001" for the tiny ones.
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".into()
+    } else {
+        format!("p = {p:.3}")
+    }
+}
+
+/// compare.html.
+pub fn html(c: &Comparison) -> String {
+    super::compare_html::page(c)
+}
+
+/// compare.md, also printed.
+pub fn markdown(c: &Comparison) -> String {
+    let mut s = String::from(
+        "# drivebench compare\n\n| run | source | scenario | started | compared phase | complete |\n|---|---|---|---|---|---|\n",
+    );
+    for e in &c.runs {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            e.label,
+            e.source,
+            e.scenario,
+            e.started_at,
+            e.phase,
+            if e.complete { "yes" } else { "no (partial)" }
+        );
+    }
+    for why in &c.incomparable {
+        let _ = writeln!(s, "\n**Compared with --force:** {why}");
+    }
+    if !c.differences.is_empty() {
+        s.push_str("\nSettings that differ (compared anyway):\n\n");
+        for d in &c.differences {
+            let _ = writeln!(s, "- {d}");
+        }
+    }
+    for g in &c.groups {
+        let _ = writeln!(s, "\n## {} instance(s) per run", g.instances);
+        table(&mut s, "TPS (higher is better)", &g.tps, 2);
+        table(
+            &mut s,
+            "Average latency, ms (lower is better)",
+            &g.latency_avg_ms,
+            3,
+        );
+        table(
+            &mut s,
+            "p99 latency, ms (lower is better)",
+            &g.latency_p99_ms,
+            3,
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p < {ALPHA}."
+    );
+    s
+}
+
+fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
+    let sig = rows.iter().any(|r| r.vs_previous.is_some());
+    let _ = writeln!(s, "\n### {title}\n");
+    let _ = writeln!(
+        s,
+        "| rank | run | value | vs leader |{}\n|---:|---|---:|---:|{}",
+        if sig { " vs above |" } else { "" },
+        if sig { "---|" } else { "" }
+    );
+    for r in rows {
+        let lead = if r.rank == 1 {
+            "leader".to_string()
+        } else {
+            format!("{:+.1}%", r.vs_leader_pct)
+        };
+        let _ = write!(
+            s,
+            "| {} | {} | {:.*} | {lead} |",
+            r.rank, r.label, decimals, r.value
+        );
+        if sig {
+            let cell = match &r.vs_previous {
+                Some(w) if w.p_value < ALPHA => format!(" {}, significant |", p_text(w.p_value)),
+                Some(w) => format!(" {}, within noise |", p_text(w.p_value)),
+                None if r.rank == 1 => " |".to_string(),
+                None => " too few intervals |".to_string(),
+            };
+            s.push_str(&cell);
+        }
+        s.push('\n');
+    }
+}

@@ -1,0 +1,124 @@
+//! compare.html: the ranking tables and every run's TPS over its compared phase on one chart,
+//! self-contained like report.html.
+
+use std::fmt::Write;
+
+use super::compare::{ALPHA, Comparison, Ranked};
+use super::svg::{Chart, Scale, Series, escape, render};
+
+pub fn page(c: &Comparison) -> String {
+    let mut s = String::from(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drivebench compare</title><style>",
+    );
+    s.push_str(super::html::STYLE);
+    s.push_str("</style></head><body><h1>drivebench compare</h1><table><tr><th>run</th><th>source</th><th>scenario</th><th>started</th><th>phase</th><th>complete</th></tr>");
+    for e in &c.runs {
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&e.label),
+            escape(&e.source),
+            escape(&e.scenario),
+            escape(&e.started_at),
+            escape(&e.phase),
+            if e.complete { "yes" } else { "no (partial)" }
+        );
+    }
+    s.push_str("</table>");
+    for why in &c.incomparable {
+        let _ = write!(
+            s,
+            "<p class=\"warn\">Compared with --force: {}</p>",
+            escape(why)
+        );
+    }
+    if !c.differences.is_empty() {
+        s.push_str("<p>Settings that differ (compared anyway):</p><ul>");
+        for d in &c.differences {
+            let _ = write!(s, "<li>{}</li>", escape(d));
+        }
+        s.push_str("</ul>");
+    }
+    for g in &c.groups {
+        let _ = write!(s, "<h2>{} instance(s) per run</h2>", g.instances);
+        table(&mut s, "TPS (higher is better)", &g.tps, 2);
+        table(
+            &mut s,
+            "Average latency, ms (lower is better)",
+            &g.latency_avg_ms,
+            3,
+        );
+        table(
+            &mut s,
+            "p99 latency, ms (lower is better)",
+            &g.latency_p99_ms,
+            3,
+        );
+    }
+    let series = c
+        .runs
+        .iter()
+        .map(|e| Series {
+            name: e.label.clone(),
+            points: e
+                .interval_tps
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (i as f64 + 1.0, *t))
+                .collect(),
+            dashed: false,
+        })
+        .collect();
+    s.push_str(&render(&Chart {
+        title: "TPS per report interval of the compared phase".into(),
+        x_label: "interval".into(),
+        y_label: "TPS".into(),
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        series,
+        markers: Vec::new(),
+    }));
+    let _ = write!(
+        s,
+        "<p>\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p &lt; {ALPHA}.</p></body></html>"
+    );
+    s
+}
+
+fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
+    let sig = rows.iter().any(|r| r.vs_previous.is_some());
+    let _ = write!(
+        s,
+        "<h3>{}</h3><table><tr><th>rank</th><th>run</th><th>value</th><th>vs leader</th>{}</tr>",
+        escape(title),
+        if sig { "<th>vs above</th>" } else { "" }
+    );
+    for r in rows {
+        let lead = if r.rank == 1 {
+            "leader".to_string()
+        } else {
+            format!("{:+.1}%", r.vs_leader_pct)
+        };
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{:.*}</td><td>{lead}</td>",
+            r.rank,
+            escape(&r.label),
+            decimals,
+            r.value
+        );
+        if sig {
+            let cell = match &r.vs_previous {
+                Some(w) if w.p_value < ALPHA => {
+                    format!("{}, significant", super::compare::p_text(w.p_value))
+                }
+                Some(w) => format!("{}, within noise", super::compare::p_text(w.p_value)),
+                None if r.rank == 1 => String::new(),
+                None => "too few intervals".into(),
+            };
+            let _ = write!(s, "<td>{cell}</td>");
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table>");
+}
