@@ -98,7 +98,56 @@ pub fn run_point(
 ) -> Result<PointResult, IoError> {
     spec.validate()?;
     let region = byte_region(target, spec)?;
-    let (engine, engine_fallback_reason) = choose_engine(target, spec.engine)?;
+    let (mut engine, mut engine_fallback_reason) = choose_engine(target, spec.engine)?;
+    let mut ran = run_workers(target, spec, region, engine, stop);
+    if let Err(IoError::UringUnavailable(reason)) = &ran
+        && spec.engine == EngineChoice::Auto
+    {
+        // A worker's ring could not be set up (nothing was issued yet): psync instead.
+        engine_fallback_reason = Some(format!("io_uring setup failed in a worker: {reason}"));
+        engine = IoEngineKind::Psync;
+        ran = run_workers(target, spec, region, engine, stop);
+    }
+    let ran = ran?;
+    let mut records = ran.records.into_iter();
+    let mut merged = records
+        .next()
+        .ok_or_else(|| IoError::Worker("no worker ran".to_owned()))?;
+    for r in records {
+        merged.merge(r);
+    }
+    let facts = RunFacts {
+        engine,
+        engine_fallback_reason,
+        os_threads: ran.workers,
+        outstanding_max_ios: ran.workers * ran.depth,
+        target_iops: match spec.pacing {
+            Pacing::Uncontrolled => None,
+            Pacing::Rate { iops, .. } => Some(iops),
+        },
+        cpu_secs: ran.cpu_secs,
+        stopped_early: ran.halted,
+    };
+    Ok(PointResult::from_record(merged, facts))
+}
+
+/// What the worker threads of one point left behind.
+struct WorkersRan {
+    records: Vec<Recorder>,
+    cpu_secs: f64,
+    halted: bool,
+    workers: u32,
+    depth: u32,
+}
+
+/// Start the workers on `engine`, run them together, join them.
+fn run_workers(
+    target: &DirectTarget,
+    spec: &PointSpec,
+    region: ByteRegion,
+    engine: IoEngineKind,
+    stop: &AtomicBool,
+) -> Result<WorkersRan, IoError> {
     let (workers, depth) = match engine {
         IoEngineKind::IoUring => (spec.threads, spec.depth),
         IoEngineKind::Psync => (spec.threads.saturating_mul(spec.depth), 1),
@@ -113,9 +162,9 @@ pub fn run_point(
     let slot_bytes = spec.block_sizes.max_bytes() as usize;
     let align = target.alignment.memory_bytes as usize;
     let halt = AtomicBool::new(false);
-    let (ready_tx, ready_rx) = mpsc::channel::<bool>();
 
     let (records, cpu_secs) = std::thread::scope(|scope| {
+        let (ready_tx, ready_rx) = mpsc::channel::<bool>();
         let mut handles = Vec::new();
         let mut starts = Vec::new();
         for id in 0..workers {
@@ -141,7 +190,8 @@ pub fn run_point(
                 let _ = ready.send(prepared.is_ok());
                 let prepared = prepared?;
                 let Ok(Some(start)) = start_rx.recv() else {
-                    return Err(IoError::Worker("cancelled before the start".to_owned()));
+                    // Another worker failed to set up and reports why; this one did nothing.
+                    return Ok(Recorder::new(warmup_ns, end_ns, false));
                 };
                 let rng = Rng::for_client(spec.seed, 0, u64::from(id));
                 let stream = IoStream::new(
@@ -198,6 +248,7 @@ pub fn run_point(
                 }
             }
         }
+        drop(ready_tx);
         let all_ready = (0..workers).all(|_| ready_rx.recv() == Ok(true));
         if !all_ready {
             drop(starts);
@@ -214,26 +265,13 @@ pub fn run_point(
         let cpu_secs = process_cpu_secs() - cpu_before;
         (join_all(handles, Ok(())), cpu_secs)
     });
-    let mut records = records?.into_iter();
-    let mut merged = records
-        .next()
-        .ok_or_else(|| IoError::Worker("no worker ran".to_owned()))?;
-    for r in records {
-        merged.merge(r);
-    }
-    let facts = RunFacts {
-        engine,
-        engine_fallback_reason,
-        os_threads: workers,
-        outstanding_max_ios: workers * depth,
-        target_iops: match spec.pacing {
-            Pacing::Uncontrolled => None,
-            Pacing::Rate { iops, .. } => Some(iops),
-        },
+    Ok(WorkersRan {
+        records: records?,
         cpu_secs,
-        stopped_early: halt.load(Ordering::Relaxed),
-    };
-    Ok(PointResult::from_record(merged, facts))
+        halted: halt.load(Ordering::Relaxed),
+        workers,
+        depth,
+    })
 }
 
 /// Join every worker; the first error wins (`first` goes before the workers' own).

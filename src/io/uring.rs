@@ -147,8 +147,15 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring) -> Result<(), IoError> {
                 intended_ns: intended,
                 submit_ns: 0,
             };
-            push(&mut ring.ring, &entry.user_data(slot as u64));
+            if !push(&mut ring.ring, &entry.user_data(slot as u64)) {
+                free.push(slot);
+                outcome = Err(IoError::Worker("io_uring submission queue full".to_owned()));
+                break;
+            }
             queued.push(slot);
+        }
+        if outcome.is_err() {
+            break;
         }
         let in_flight = depth - free.len();
         let submit_ns = w.clock.now_ns();
@@ -215,12 +222,12 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring) -> Result<(), IoError> {
     outcome
 }
 
-fn push(ring: &mut IoUring, entry: &squeue::Entry) {
+/// Queue one entry; false when the queue is full (it has at least `depth` entries and at most
+/// `depth` I/Os are queued or in flight, so that would be a bug, reported as an error).
+fn push(ring: &mut IoUring, entry: &squeue::Entry) -> bool {
     // SAFETY: the entry's buffer is a registered slot that stays untouched until its
-    // completion is reaped. The queue has at least `depth` entries and at most `depth` I/Os
-    // are queued or in flight, so it is never full.
-    let pushed = unsafe { ring.submission().push(entry) };
-    debug_assert!(pushed.is_ok(), "submission queue full");
+    // completion is reaped, and the ring outlives every I/O (drained before returning).
+    unsafe { ring.submission().push(entry) }.is_ok()
 }
 
 /// Record every available completion and free its slot; the first failed or short I/O is
