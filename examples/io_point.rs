@@ -42,6 +42,7 @@ fn main() -> anyhow::Result<()> {
     let r = run_point(&target, &spec, &AtomicBool::new(false))?;
     let summary = serde_json::json!({
         "engine": r.engine,
+        "alignment": target.alignment,
         "iops": r.iops,
         "mib_s": r.mib_s,
         "lat_avg_us": r.service_latency_us.avg,

@@ -21,14 +21,9 @@ pub struct Ring {
 }
 
 fn build_ring(entries: u32) -> std::io::Result<IoUring> {
-    // Completion work runs only when this thread enters the kernel: cheaper, and every wait
-    // here enters it anyway. Kernels before 6.1 refuse the flags; then a plain ring.
-    IoUring::builder()
-        .setup_coop_taskrun()
-        .setup_single_issuer()
-        .setup_defer_taskrun()
-        .build(entries)
-        .or_else(|_| IoUring::new(entries))
+    // A plain ring: on this project's test machine, DEFER_TASKRUN + SINGLE_ISSUER gave fewer
+    // IOPS and more CPU per I/O at 4K random read depth 32 than the default setup.
+    IoUring::new(entries)
 }
 
 impl Ring {
