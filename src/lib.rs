@@ -7,19 +7,23 @@
 //!
 //! - [`cli`]: one module per subcommand (`run`, `plan`, `report`, `schema`), exit codes, logging.
 //! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`.
-//! - [`target`]: the drive under test: identity, filesystem, free space.
+//! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
+//!   guard for block devices.
 //! - [`provision`]: private server instances on the target (MariaDB/MySQL): start, wait, stop.
 //! - [`engine`]: the `Connector`/`Session` abstraction, `Value`, error classes; `sqlite`, `mysql`.
 //! - [`workload`]: what a virtual client does: `sysbench` OLTP tests, data load, distributions.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop or open-model, retries inside.
 //! - [`protocol`]: engine dispatch, server lifecycle, load, phases as barriers, the sampler,
 //!   preflight findings.
+//! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
+//!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
 //! - [`report`]: result.json, series.csv, summary.md, live console, host facts.
 
 pub mod cli;
 pub mod clients;
 pub mod engine;
+pub mod io;
 pub mod metrics;
 pub mod protocol;
 pub mod provision;

@@ -7,6 +7,7 @@
 //! `None`. [`prepare`] is the only function with side effects: it creates the
 //! directory and refuses to go on when the data would not fit.
 
+pub mod guard;
 mod identity;
 mod space;
 
