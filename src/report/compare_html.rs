@@ -15,7 +15,7 @@ pub fn page(c: &Comparison) -> String {
     for e in &c.runs {
         let _ = write!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
             escape(&e.label),
             escape(&e.source),
             escape(&e.scenario),
@@ -89,7 +89,7 @@ fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
     let sig = rows.iter().any(|r| r.vs_previous.is_some());
     let _ = write!(
         s,
-        "<h3>{}</h3><table><tr><th>rank</th><th>run</th><th>value</th><th>vs leader</th>{}</tr>",
+        "<h3>{}</h3><table><tr><th>rank</th><th class=\"l\">run</th><th>value</th><th>vs leader</th>{}</tr>",
         escape(title),
         if sig { "<th>vs above</th>" } else { "" }
     );
@@ -101,7 +101,7 @@ fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
         };
         let _ = write!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{:.*}</td><td>{lead}</td>",
+            "<tr><td>{}</td><td class=\"l\">{}</td><td>{:.*}</td><td>{lead}</td>",
             r.rank,
             escape(&r.label),
             decimals,

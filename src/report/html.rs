@@ -14,7 +14,7 @@ use crate::target::format_bytes;
 pub(super) const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 12px}\
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}\
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}\
-th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}tr.total td{font-weight:600}\
+th:first-child,td:first-child,.l{text-align:left}th{background:#f3f3f3}tr.total td{font-weight:600}\
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:8px 0}dt{color:#555}dd{margin:0}\
 .status{display:inline-block;padding:1px 8px;border-radius:3px;color:#fff}.ok{background:#2b7a3d}.bad{background:#a33}\
 .chart{width:100%;max-width:760px;height:auto;display:block;margin:8px 0}\

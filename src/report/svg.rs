@@ -245,14 +245,19 @@ pub fn render(c: &Chart) -> String {
         }
     }
     // Legend: one row above the plot, right of the title, wrapping under it when long.
-    let mut lx = W * 0.45;
-    let mut ly = 14.0;
+    // Start right of the title (about 7 px a character at 13 px), or on the next row.
+    let first_x = (LEFT + 7.2 * c.title.chars().count() as f64 + 24.0).max(W * 0.45);
+    let (mut lx, mut ly) = if first_x < W - RIGHT - 120.0 {
+        (first_x, 14.0)
+    } else {
+        (LEFT, 27.0)
+    };
     for (i, ser) in c.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let dash = dash_attr(ser);
         let width = 30.0 + 6.5 * ser.name.chars().count() as f64;
-        if lx + width > W - RIGHT && lx > W * 0.45 {
-            lx = W * 0.45;
+        if lx + width > W - RIGHT && lx > LEFT {
+            lx = LEFT;
             ly += 13.0;
         }
         let _ = write!(
