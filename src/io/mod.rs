@@ -4,10 +4,13 @@
 //! batched submissions) or, when io_uring cannot be set up, pread/pwrite. Always O_DIRECT on a
 //! file allocated up front or a block device that passed the destructive-write guard.
 //!
-//! Entry points: [`open_target`] then [`run_point`], which returns a [`PointResult`].
+//! Entry points: [`open_target`] then [`run_point`], which returns a [`PointResult`];
+//! [`PROFILES`] are the built-in access patterns, and [`sweep::run_sweep`] draws a profile's
+//! latency-vs-IOPS curve.
 
 mod direct;
 mod error;
+mod profiles;
 mod psync;
 mod recorder;
 mod result;
@@ -15,12 +18,14 @@ mod run;
 mod schedule;
 mod spec;
 mod stream;
+pub mod sweep;
 mod target;
 mod uring;
 mod worker;
 
 pub use direct::{AlignmentSource, DirectAlignment};
 pub use error::IoError;
+pub use profiles::{PROFILES, Profile, profile};
 pub use result::{LatencySummaryUs, PointResult};
 pub use run::run_point;
 pub use spec::{

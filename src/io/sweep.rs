@@ -1,0 +1,149 @@
+//! A profile's latency-vs-IOPS curve, vdbench style: an uncontrolled run measures the maximum,
+//! then every curve point asks for a percentage of it at a paced rate (points over 100 % ask for
+//! more than the maximum and show the knee), through the one curve mechanism the database
+//! curves use too (`protocol::curve`). Latency is schedule-relative (from each I/O's intended
+//! start), so a point that falls behind shows it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+
+use super::error::IoError;
+use super::profiles::Profile;
+use super::result::PointResult;
+use super::run::run_point;
+use super::spec::{Arrivals, Pacing, Region};
+use super::target::DirectTarget;
+use crate::protocol::curve::{CurveDriver, CurveSpec, PointOutcome, SloResult, Step};
+
+/// What a sweep runs.
+#[derive(Debug, Clone)]
+pub struct SweepSpec {
+    pub profile: Profile,
+    pub region: Region,
+    /// Warm-up before each point's recorded window.
+    pub warmup_secs: f64,
+    /// Recorded length of each point (the max run included).
+    pub point_secs: f64,
+    pub curve: CurveSpec,
+    pub arrivals: Arrivals,
+    pub seed: u64,
+}
+
+/// Which step of the sweep a point was.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PointKind {
+    /// The uncontrolled run that measures the maximum.
+    Max,
+    /// A curve point at `target_pct` of the maximum.
+    Curve,
+    /// A bisection step of the latency-objective search.
+    Slo,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepPoint {
+    pub kind: PointKind,
+    /// Percent of the maximum asked for (None for the max run and SLO steps).
+    pub target_pct: Option<f64>,
+    /// The point kept up with its schedule: at least 98 % of the target rate, and no more I/Os
+    /// behind schedule at the end than it keeps in flight plus 2 % of the target's I/Os.
+    pub sustainable: bool,
+    pub result: PointResult,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepResult {
+    pub profile: String,
+    pub definition: String,
+    pub max_iops: f64,
+    pub points: Vec<SweepPoint>,
+    pub slo: Option<SloResult>,
+    /// The stop flag ended the sweep before its last point.
+    pub stopped_early: bool,
+}
+
+fn sustainable(r: &PointResult) -> bool {
+    let Some(target) = r.target_iops else {
+        return true;
+    };
+    let allowance = f64::from(r.outstanding_max_ios) + 0.02 * target * r.elapsed_secs;
+    r.iops >= 0.98 * target && (r.backlog_end_ios as f64) <= allowance
+}
+
+fn outcome(r: &PointResult) -> PointOutcome {
+    PointOutcome {
+        target_rate: r.target_iops.unwrap_or(r.iops),
+        achieved_rate: r.iops,
+        mean_ms: r.schedule_latency_us.avg / 1000.0,
+        p99_ms: r.schedule_latency_us.p99 as f64 / 1000.0,
+        sustainable: sustainable(r),
+    }
+}
+
+/// Run the sweep; `on_point` sees each point as it finishes (progress, partial results).
+pub fn run_sweep(
+    target: &DirectTarget,
+    spec: &SweepSpec,
+    stop: &AtomicBool,
+    mut on_point: impl FnMut(&SweepPoint),
+) -> Result<SweepResult, IoError> {
+    let point = |pacing: Pacing, n: u64| {
+        spec.profile.spec(
+            spec.region,
+            spec.warmup_secs,
+            spec.point_secs,
+            pacing,
+            spec.seed.wrapping_add(n),
+        )
+    };
+    let max = run_point(target, &point(Pacing::Uncontrolled, 0), stop)?;
+    let mut out = SweepResult {
+        profile: spec.profile.name.to_string(),
+        definition: spec.profile.definition(),
+        max_iops: max.iops,
+        points: Vec::new(),
+        slo: None,
+        stopped_early: max.stopped_early,
+    };
+    let first = SweepPoint {
+        kind: PointKind::Max,
+        target_pct: None,
+        sustainable: true,
+        result: max,
+    };
+    on_point(&first);
+    out.points.push(first);
+    let mut driver = CurveDriver::new(spec.curve.clone(), out.max_iops);
+    let mut n = 1;
+    while !out.stopped_early && out.max_iops > 0.0 {
+        let (kind, target_pct, rate) = match driver.next_step() {
+            Step::Point { pct, rate } => (PointKind::Curve, Some(pct), rate),
+            Step::Slo { rate } => (PointKind::Slo, None, rate),
+            Step::Done => break,
+        };
+        if stop.load(Ordering::Relaxed) {
+            out.stopped_early = true;
+            break;
+        }
+        let pacing = Pacing::Rate {
+            iops: rate,
+            arrivals: spec.arrivals,
+        };
+        let result = run_point(target, &point(pacing, n), stop)?;
+        n += 1;
+        driver.record(outcome(&result));
+        out.stopped_early = result.stopped_early;
+        let p = SweepPoint {
+            kind,
+            target_pct,
+            sustainable: sustainable(&result),
+            result,
+        };
+        on_point(&p);
+        out.points.push(p);
+    }
+    out.slo = driver.slo();
+    Ok(out)
+}
