@@ -72,3 +72,42 @@ fn the_stop_flag_ends_the_sweep_after_the_current_point() {
     assert!(r.stopped_early);
     assert_eq!(r.points.len(), 1, "only the max run");
 }
+
+#[test]
+fn the_fill_writes_exactly_the_region_with_stamped_random_data() {
+    use drivebench::io::fill::{FillSpec, fill};
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let t = open_target(&TargetSpec::File {
+        path: dir.path().join("target"),
+        size_bytes: 16 << 20,
+    })
+    .unwrap();
+    let region = Region {
+        start_fraction: 0.25,
+        end_fraction: 0.5,
+    };
+    let spec = FillSpec {
+        passes: 2,
+        threads: 3,
+        ..FillSpec::new(region)
+    };
+    let r = fill(&t, &spec, &AtomicBool::new(false), |_| {}).unwrap();
+    assert_eq!(r.bytes, 2 * (4 << 20));
+    assert!(!r.stopped_early && r.mb_s > 0.0);
+    let data = std::fs::read(dir.path().join("target")).unwrap();
+    let (start, end) = (4 << 20, 8 << 20);
+    assert!(
+        data[..start].iter().all(|b| *b == 0),
+        "nothing before the region"
+    );
+    assert!(data[end..].iter().all(|b| *b == 0), "nothing after it");
+    for sector in (start..end).step_by(4096) {
+        let stamp = u64::from_le_bytes(data[sector..sector + 8].try_into().unwrap());
+        assert_eq!(stamp, sector as u64, "sector at {sector}");
+        assert!(data[sector + 8..sector + 4096].iter().any(|b| *b != 0));
+    }
+
+    let stop = AtomicBool::new(true);
+    let r = fill(&t, &FillSpec::new(region), &stop, |_| {}).unwrap();
+    assert!(r.stopped_early && r.bytes == 0);
+}

@@ -5,11 +5,12 @@
 //! file allocated up front or a block device that passed the destructive-write guard.
 //!
 //! Entry points: [`open_target`] then [`run_point`], which returns a [`PointResult`];
-//! [`PROFILES`] are the built-in access patterns, and [`sweep::run_sweep`] draws a profile's
-//! latency-vs-IOPS curve.
+//! [`PROFILES`] are the built-in access patterns, [`fill::fill`] the sequential-write
+//! precondition, and [`sweep::run_sweep`] draws a profile's latency-vs-IOPS curve.
 
 mod direct;
 mod error;
+pub mod fill;
 mod profiles;
 mod psync;
 mod recorder;
