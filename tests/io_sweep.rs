@@ -6,6 +6,7 @@ use std::sync::atomic::AtomicBool;
 use drivebench::io::sweep::{PointKind, SweepSpec, run_sweep};
 use drivebench::io::{Arrivals, DirectTarget, Region, TargetSpec, open_target, profile};
 use drivebench::protocol::curve::CurveSpec;
+use drivebench::report::sweeps::{self, SweepReport};
 
 fn target(dir: &std::path::Path) -> DirectTarget {
     open_target(&TargetSpec::File {
@@ -58,6 +59,27 @@ fn a_curve_runs_the_max_then_each_point_at_its_share_of_it() {
         assert!(err < 0.03, "{pct} %: {} of {target} IOPS", p.result.iops);
         assert!(p.sustainable, "{pct} %: {:?}", p.result.backlog_end_ios);
     }
+
+    // As result.json, sweeps.csv and report.html carry it.
+    let report = SweepReport::from_result(&r);
+    assert_eq!(report.points[0].kind, "max");
+    assert_eq!(report.points[2].target_pct, Some(50.0));
+    assert!(report.points[1].latency_us.p99 >= report.points[1].latency_us.p50);
+    let csv = sweeps::csv(std::slice::from_ref(&report));
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(
+        csv.lines()
+            .nth(2)
+            .unwrap()
+            .starts_with("4k-random-write-128,curve,25.0,")
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    let back: SweepReport = serde_json::from_value(json).unwrap();
+    assert_eq!(back, report);
+    let mut html = String::new();
+    sweeps::html(&mut html, &[report]);
+    assert!(html.contains("4k-random-write-128: latency vs IOPS") && html.contains("<svg"));
+    assert_eq!(html.matches("<tr>").count(), 4, "header and three points");
 }
 
 #[test]

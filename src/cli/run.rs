@@ -88,6 +88,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         instances: Vec::new(),
         phases: Vec::new(),
         preflight: findings,
+        sweeps: Vec::new(),
         warnings: Vec::new(),
     };
     let cancel = CancellationToken::new();

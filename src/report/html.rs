@@ -43,6 +43,7 @@ pub fn page(r: &RunReport) -> String {
     for phase in r.phases.iter().filter(|p| p.recorded) {
         distribution(&mut s, phase);
     }
+    super::sweeps::html(&mut s, &r.sweeps);
     loads_and_warnings(&mut s, r);
     let plan = serde_json::to_string_pretty(&r.plan).unwrap_or_default();
     let _ = write!(

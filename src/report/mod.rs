@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod result;
 pub mod stats;
 pub mod svg;
+pub mod sweeps;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -23,6 +24,7 @@ pub const PLAN_FILE: &str = "plan.json";
 pub const RESULT_FILE: &str = "result.json";
 pub const SUMMARY_FILE: &str = "summary.md";
 pub const HTML_FILE: &str = "report.html";
+pub const SWEEPS_FILE: &str = "sweeps.csv";
 pub const SERIES_FILE: &str = "series.csv";
 pub const LOG_FILE: &str = "drivebench.log";
 
@@ -110,6 +112,10 @@ impl RunDir {
         self.write_result(report)?;
         let p = self.path.join(SUMMARY_FILE);
         write_atomic(&p, markdown::summary(report).as_bytes())?;
+        if !report.sweeps.is_empty() {
+            let csv = sweeps::csv(&report.sweeps);
+            write_atomic(&self.path.join(SWEEPS_FILE), csv.as_bytes())?;
+        }
         write_atomic(&self.path.join(HTML_FILE), html::page(report).as_bytes())
     }
 }

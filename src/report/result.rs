@@ -31,6 +31,9 @@ pub struct RunReport {
     /// What preflight found before the run (dataset vs cache regime, space, limits).
     #[serde(default)]
     pub preflight: Vec<crate::protocol::preflight::Finding>,
+    /// Synthetic I/O sweeps, one per profile run (absent when none ran).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweeps: Vec<super::sweeps::SweepReport>,
     pub warnings: Vec<String>,
 }
 
