@@ -34,6 +34,7 @@ fn spec(points: &[f64]) -> SweepSpec {
         },
         arrivals: Arrivals::Uniform,
         seed: 7,
+        steady: None,
     }
 }
 
@@ -132,4 +133,43 @@ fn the_fill_writes_exactly_the_region_with_stamped_random_data() {
     let stop = AtomicBool::new(true);
     let r = fill(&t, &FillSpec::new(region), &stop, |_| {}).unwrap();
     assert!(r.stopped_early && r.bytes == 0);
+}
+
+#[test]
+fn steady_state_rounds_run_before_the_curve_until_the_rule_holds_or_the_cap() {
+    use drivebench::io::sweep::SteadySpec;
+    use drivebench::protocol::steady::SteadyRule;
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let t = target(dir.path());
+    let mut s = spec(&[]);
+    let rule = SteadyRule {
+        window: 3,
+        max_range_pct: 1000.0,
+        max_slope_pct: 1000.0,
+        max_rounds: 6,
+    };
+    s.steady = Some(SteadySpec {
+        rule,
+        round_secs: 0.3,
+    });
+    let r = run_sweep(&t, &s, &AtomicBool::new(false), |_| {}).unwrap();
+    let st = r.steady.unwrap();
+    // A rule this loose holds at the first full window.
+    assert_eq!(st.rounds_iops.len(), 3);
+    assert!(st.steady && st.window.unwrap().first_round == 0);
+
+    // One that cannot hold stops at the cap, unsteady.
+    s.steady = Some(SteadySpec {
+        rule: SteadyRule {
+            max_range_pct: -1.0,
+            ..rule
+        },
+        round_secs: 0.3,
+    });
+    let st = run_sweep(&t, &s, &AtomicBool::new(false), |_| {})
+        .unwrap()
+        .steady
+        .unwrap();
+    assert_eq!(st.rounds_iops.len(), 6);
+    assert!(!st.steady);
 }

@@ -15,6 +15,7 @@ use super::run::run_point;
 use super::spec::{Arrivals, Pacing, Region};
 use super::target::DirectTarget;
 use crate::protocol::curve::{CurveDriver, CurveSpec, PointOutcome, SloResult, Step};
+use crate::protocol::steady::{SteadyRule, SteadyWindow};
 
 /// What a sweep runs.
 #[derive(Debug, Clone)]
@@ -28,6 +29,23 @@ pub struct SweepSpec {
     pub curve: CurveSpec,
     pub arrivals: Arrivals,
     pub seed: u64,
+    /// SNIA-style steady state before the max run: uncontrolled rounds of `round_secs` until the
+    /// rule holds on IOPS or its round cap is reached.
+    pub steady: Option<SteadySpec>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SteadySpec {
+    pub rule: SteadyRule,
+    pub round_secs: f64,
+}
+
+/// The steady-state precondition's verdict: every round's IOPS and the window judged last.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct SteadyReport {
+    pub rounds_iops: Vec<f64>,
+    pub steady: bool,
+    pub window: Option<SteadyWindow>,
 }
 
 /// Which step of the sweep a point was.
@@ -60,6 +78,7 @@ pub struct SweepResult {
     pub max_iops: f64,
     pub points: Vec<SweepPoint>,
     pub slo: Option<SloResult>,
+    pub steady: Option<SteadyReport>,
     /// The stop flag ended the sweep before its last point.
     pub stopped_early: bool,
 }
@@ -98,6 +117,10 @@ pub fn run_sweep(
             spec.seed.wrapping_add(n),
         )
     };
+    let steady = match &spec.steady {
+        Some(st) => Some(steady_rounds(target, spec, st, stop)?),
+        None => None,
+    };
     let max = run_point(target, &point(Pacing::Uncontrolled, 0), stop)?;
     let mut out = SweepResult {
         profile: spec.profile.name.to_string(),
@@ -105,6 +128,7 @@ pub fn run_sweep(
         max_iops: max.iops,
         points: Vec::new(),
         slo: None,
+        steady,
         stopped_early: max.stopped_early,
     };
     let first = SweepPoint {
@@ -146,4 +170,34 @@ pub fn run_sweep(
     }
     out.slo = driver.slo();
     Ok(out)
+}
+
+/// Uncontrolled rounds of the profile until IOPS is steady by `st.rule` or its round cap.
+fn steady_rounds(
+    target: &DirectTarget,
+    spec: &SweepSpec,
+    st: &SteadySpec,
+    stop: &AtomicBool,
+) -> Result<SteadyReport, IoError> {
+    let mut rounds = Vec::new();
+    while st.rule.wants_more(&rounds) && !stop.load(Ordering::Relaxed) {
+        let round = spec.profile.spec(
+            spec.region,
+            0.0,
+            st.round_secs,
+            Pacing::Uncontrolled,
+            spec.seed.wrapping_add(1_000_000 + rounds.len() as u64),
+        );
+        let r = run_point(target, &round, stop)?;
+        if r.stopped_early {
+            break;
+        }
+        rounds.push(r.iops);
+    }
+    let window = st.rule.last_window(&rounds);
+    Ok(SteadyReport {
+        steady: window.as_ref().is_some_and(|w| w.steady),
+        rounds_iops: rounds,
+        window,
+    })
 }

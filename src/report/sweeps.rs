@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::svg::{Chart, Scale, Series, escape, render};
-use crate::io::sweep::{PointKind, SweepResult};
+use crate::io::sweep::{PointKind, SteadyReport, SweepResult};
 use crate::protocol::curve::SloResult;
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
@@ -50,6 +50,8 @@ pub struct SweepReport {
     pub max_iops: f64,
     pub points: Vec<SweepPointReport>,
     pub slo: Option<SloResult>,
+    /// The SNIA steady-state precondition, when one ran.
+    pub steady: Option<SteadyReport>,
     pub stopped_early: bool,
 }
 
@@ -96,6 +98,7 @@ impl SweepReport {
                 })
                 .collect(),
             slo: r.slo,
+            steady: r.steady.clone(),
             stopped_early: r.stopped_early,
         }
     }
@@ -202,6 +205,29 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
             );
         }
         s.push_str("</table>");
+        if let Some(st) = &w.steady {
+            let rounds: Vec<String> = st.rounds_iops.iter().map(|r| format!("{r:.0}")).collect();
+            let window = st
+                .window
+                .as_ref()
+                .map(|w| {
+                    format!(
+                        "; window from round {}: range {:.1} % and slope {:.1} % of its {:.0} IOPS average",
+                        w.first_round + 1,
+                        w.range_pct,
+                        w.slope_pct,
+                        w.average
+                    )
+                })
+                .unwrap_or_default();
+            let _ = write!(
+                s,
+                "<p>Steady state: {} after {} round(s) (IOPS {}){window}.</p>",
+                if st.steady { "reached" } else { "not reached" },
+                st.rounds_iops.len(),
+                rounds.join(", ")
+            );
+        }
         if let Some(slo) = &w.slo {
             let _ = write!(
                 s,
