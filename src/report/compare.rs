@@ -49,6 +49,42 @@ pub struct Group {
     pub latency_p99_ms: Vec<Ranked>,
 }
 
+impl Group {
+    /// The three ranking tables: title, rows, decimals shown.
+    pub fn tables(&self) -> [(&'static str, &[Ranked], usize); 3] {
+        [
+            ("TPS (higher is better)", &self.tps, 2),
+            (
+                "Average latency, ms (lower is better)",
+                &self.latency_avg_ms,
+                3,
+            ),
+            ("p99 latency, ms (lower is better)", &self.latency_p99_ms, 3),
+        ]
+    }
+}
+
+impl Ranked {
+    /// "leader", or the signed distance to it.
+    pub fn vs_leader_text(&self) -> String {
+        if self.rank == 1 {
+            "leader".to_string()
+        } else {
+            format!("{:+.1}%", self.vs_leader_pct)
+        }
+    }
+
+    /// The significance cell against the run ranked above (empty for the leader).
+    pub fn vs_above_text(&self) -> String {
+        match &self.vs_previous {
+            Some(w) if w.p_value < ALPHA => format!("{}, significant", p_text(w.p_value)),
+            Some(w) => format!("{}, within noise", p_text(w.p_value)),
+            None if self.rank == 1 => String::new(),
+            None => "too few intervals".into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     pub runs: Vec<RunEntry>,
@@ -313,19 +349,9 @@ pub fn markdown(c: &Comparison) -> String {
     }
     for g in &c.groups {
         let _ = writeln!(s, "\n## {} instance(s) per run", g.instances);
-        table(&mut s, "TPS (higher is better)", &g.tps, 2);
-        table(
-            &mut s,
-            "Average latency, ms (lower is better)",
-            &g.latency_avg_ms,
-            3,
-        );
-        table(
-            &mut s,
-            "p99 latency, ms (lower is better)",
-            &g.latency_p99_ms,
-            3,
-        );
+        for (title, rows, decimals) in g.tables() {
+            table(&mut s, title, rows, decimals);
+        }
     }
     let _ = writeln!(
         s,
@@ -344,24 +370,18 @@ fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
         if sig { "---|" } else { "" }
     );
     for r in rows {
-        let lead = if r.rank == 1 {
-            "leader".to_string()
-        } else {
-            format!("{:+.1}%", r.vs_leader_pct)
-        };
         let _ = write!(
             s,
-            "| {} | {} | {:.*} | {lead} |",
-            r.rank, r.label, decimals, r.value
+            "| {} | {} | {:.*} | {} |",
+            r.rank,
+            r.label,
+            decimals,
+            r.value,
+            r.vs_leader_text()
         );
         if sig {
-            let cell = match &r.vs_previous {
-                Some(w) if w.p_value < ALPHA => format!(" {}, significant |", p_text(w.p_value)),
-                Some(w) => format!(" {}, within noise |", p_text(w.p_value)),
-                None if r.rank == 1 => " |".to_string(),
-                None => " too few intervals |".to_string(),
-            };
-            s.push_str(&cell);
+            let cell = r.vs_above_text();
+            let _ = write!(s, "{}{cell} |", if cell.is_empty() { "" } else { " " });
         }
         s.push('\n');
     }

@@ -41,19 +41,9 @@ pub fn page(c: &Comparison) -> String {
     }
     for g in &c.groups {
         let _ = write!(s, "<h2>{} instance(s) per run</h2>", g.instances);
-        table(&mut s, "TPS (higher is better)", &g.tps, 2);
-        table(
-            &mut s,
-            "Average latency, ms (lower is better)",
-            &g.latency_avg_ms,
-            3,
-        );
-        table(
-            &mut s,
-            "p99 latency, ms (lower is better)",
-            &g.latency_p99_ms,
-            3,
-        );
+        for (title, rows, decimals) in g.tables() {
+            table(&mut s, title, rows, decimals);
+        }
     }
     let series = c
         .runs
@@ -94,29 +84,17 @@ fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
         if sig { "<th>vs above</th>" } else { "" }
     );
     for r in rows {
-        let lead = if r.rank == 1 {
-            "leader".to_string()
-        } else {
-            format!("{:+.1}%", r.vs_leader_pct)
-        };
         let _ = write!(
             s,
-            "<tr><td>{}</td><td class=\"l\">{}</td><td>{:.*}</td><td>{lead}</td>",
+            "<tr><td>{}</td><td class=\"l\">{}</td><td>{:.*}</td><td>{}</td>",
             r.rank,
             escape(&r.label),
             decimals,
-            r.value
+            r.value,
+            r.vs_leader_text()
         );
         if sig {
-            let cell = match &r.vs_previous {
-                Some(w) if w.p_value < ALPHA => {
-                    format!("{}, significant", super::compare::p_text(w.p_value))
-                }
-                Some(w) => format!("{}, within noise", super::compare::p_text(w.p_value)),
-                None if r.rank == 1 => String::new(),
-                None => "too few intervals".into(),
-            };
-            let _ = write!(s, "<td>{cell}</td>");
+            let _ = write!(s, "<td>{}</td>", escape(&r.vs_above_text()));
         }
         s.push_str("</tr>");
     }

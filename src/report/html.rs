@@ -90,14 +90,7 @@ fn header(s: &mut String, r: &RunReport) {
         ),
     );
     let t = &r.environment.target;
-    let mut drive = t.path.clone();
-    if let Some(fs) = &t.filesystem {
-        let _ = write!(
-            drive,
-            " ({fs} on {})",
-            t.mount_source.as_deref().unwrap_or("?")
-        );
-    }
+    let drive = t.describe();
     row("Target", drive);
     if let Some(d) = &t.device {
         row(

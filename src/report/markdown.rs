@@ -24,14 +24,7 @@ pub fn summary(r: &RunReport) -> String {
         r.started_at, r.drivebench_version
     );
     let t = &r.environment.target;
-    let mut target = t.path.clone();
-    if let Some(fs) = &t.filesystem {
-        let _ = write!(
-            target,
-            " ({fs} on {})",
-            t.mount_source.as_deref().unwrap_or("?")
-        );
-    }
+    let mut target = t.describe();
     if let Some(d) = &t.device {
         let model = d.model.as_deref().unwrap_or("unknown model");
         let cap = d.capacity_bytes.map(format_bytes).unwrap_or_default();

@@ -34,6 +34,20 @@ pub struct TargetInfo {
     pub device: Option<DeviceIdentity>,
 }
 
+impl TargetInfo {
+    /// "PATH (FS on SOURCE)", or the path alone when the filesystem is unknown.
+    pub fn describe(&self) -> String {
+        match &self.filesystem {
+            Some(fs) => format!(
+                "{} ({fs} on {})",
+                self.path,
+                self.mount_source.as_deref().unwrap_or("?")
+            ),
+            None => self.path.clone(),
+        }
+    }
+}
+
 /// The block device a filesystem sits on, as described by sysfs.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema, PartialEq)]
 pub struct DeviceIdentity {
