@@ -149,17 +149,15 @@ fn summary_table(s: &mut String, ph: &PhaseReport) {
         escape(&ph.name)
     );
     let line = |s: &mut String, name: &str, m: &crate::metrics::summary::Summary, class: &str| {
+        let cells: Vec<String> = super::summary_cells(m)
+            .iter()
+            .map(|c| format!("<td>{c}</td>"))
+            .collect();
         let _ = write!(
             s,
-            "<tr class=\"{class}\"><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td></tr>",
+            "<tr class=\"{class}\"><td>{}</td>{}</tr>",
             escape(name),
-            m.tps,
-            m.qps,
-            m.latency_ms.avg,
-            m.latency_ms.p95,
-            m.latency_ms.p99,
-            m.latency_ms.max,
-            m.errors
+            cells.concat()
         );
     };
     for i in &ph.per_instance {

@@ -105,18 +105,11 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
     );
     let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|");
     for i in &ph.per_instance {
-        let m = &i.summary;
         let _ = writeln!(
             s,
-            "| {} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {} |",
+            "| {} | {} |",
             i.instance,
-            m.tps,
-            m.qps,
-            m.latency_ms.avg,
-            m.latency_ms.p95,
-            m.latency_ms.p99,
-            m.latency_ms.max,
-            m.errors
+            super::summary_cells(&i.summary).join(" | ")
         );
     }
     let t = &ph.summary;

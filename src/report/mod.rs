@@ -43,6 +43,19 @@ fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     }
 }
 
+/// A phase summary's row in the summary tables: TPS, QPS, avg, p95, p99, max (ms), errors.
+pub fn summary_cells(m: &crate::metrics::summary::Summary) -> [String; 7] {
+    [
+        format!("{:.2}", m.tps),
+        format!("{:.2}", m.qps),
+        format!("{:.3}", m.latency_ms.avg),
+        format!("{:.3}", m.latency_ms.p95),
+        format!("{:.3}", m.latency_ms.p99),
+        format!("{:.3}", m.latency_ms.max),
+        m.errors.to_string(),
+    ]
+}
+
 /// Write `bytes` to `path` atomically: temp file, fsync, rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     let tmp = path.with_extension("tmp");
