@@ -188,3 +188,80 @@ fn a_prebuilt_cluster_is_built_once_and_copied_before_every_run() {
     }
     assert_eq!(sizes[0], sizes[1], "identical bytes every run");
 }
+
+#[test]
+fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
+    use drivebench::engine::postgres::PgConnector;
+    use drivebench::engine::{Connector, Rows, Session, Value};
+    use drivebench::provision::postgres::{PostgresInstance, PostgresSettings};
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let server = PostgresInstance::start(
+        "types",
+        &tmp.path().join("srv"),
+        &PostgresSettings::default(),
+        Duration::from_secs(120),
+    )
+    .unwrap();
+    let url = format!(
+        "postgres://postgres@127.0.0.1:{}/drivebench_types",
+        server.port()
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let c = PgConnector::new(&url, None).await.unwrap();
+        let mut s = c.connect().await.unwrap();
+        s.execute_text(
+            "CREATE TABLE money (id INT, amount NUMERIC(12,2), rate NUMERIC(4,4), at TIMESTAMP)",
+        )
+        .await
+        .unwrap();
+        let insert = s
+            .prepare("INSERT INTO money VALUES ($1, $2, $3, $4)")
+            .await
+            .unwrap();
+        let row = |id: i64, amount: f64, rate: f64, at: &str| {
+            vec![
+                Value::Int(id),
+                Value::Float(amount),
+                Value::Float(rate),
+                Value::Text(at.into()),
+            ]
+        };
+        s.execute(insert, &row(1, -10.5, 0.0832, "2026-11-30 03:25:30"))
+            .await
+            .unwrap();
+        let (tx, rx) = tokio::sync::mpsc::channel(2);
+        tx.send(row(2, 4999.99, 0.5, "1999-12-31 23:59:59.25"))
+            .await
+            .unwrap();
+        drop(tx);
+        let written = s
+            .bulk_load("money", &["id", "amount", "rate", "at"], rx)
+            .await
+            .unwrap();
+        assert_eq!(written, 1);
+        let q = s
+            .prepare("SELECT amount, rate, at, amount::text FROM money ORDER BY id")
+            .await
+            .unwrap();
+        let mut rows = Rows::default();
+        s.query(q, &[], &mut rows).await.unwrap();
+        assert_eq!(rows.get(0, 0), Some(&Value::Float(-10.5)));
+        assert_eq!(rows.get(0, 1), Some(&Value::Float(0.0832)));
+        assert_eq!(
+            rows.get(0, 2),
+            Some(&Value::Text("2026-11-30 03:25:30".into()))
+        );
+        assert_eq!(rows.get(1, 3), Some(&Value::Text("4999.99".into())));
+        assert_eq!(
+            rows.get(1, 2),
+            Some(&Value::Text("1999-12-31 23:59:59.250000".into()))
+        );
+    });
+    drop(server);
+}

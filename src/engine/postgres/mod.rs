@@ -3,6 +3,7 @@
 //! explicit transactions. Errors by SQLSTATE: 40P01 deadlock, 40001 serialization failure,
 //! 55P03 lock not available and 23505 unique violation (as sysbench's driver) are retryable; a closed connection or class 08 means reconnect.
 
+mod binary;
 mod config;
 
 use bytes::{BufMut, BytesMut};
@@ -133,6 +134,11 @@ impl ToSql for Bind<'_> {
             (Value::Int(i), &Type::INT8) => out.put_i64(*i),
             (Value::Float(f), &Type::FLOAT4) => out.put_f32(*f as f32),
             (Value::Float(f), &Type::FLOAT8) => out.put_f64(*f),
+            (Value::Float(f), &Type::NUMERIC) => binary::put_numeric(*f, out)?,
+            (Value::Int(i), &Type::NUMERIC) => binary::put_numeric_text(&i.to_string(), out)?,
+            (Value::Text(t), &Type::TIMESTAMP | &Type::TIMESTAMPTZ) => {
+                binary::put_timestamp(t, out)?
+            }
             (Value::Text(t), _) => out.put_slice(t.as_bytes()),
             (v, ty) => return Err(format!("cannot bind {v:?} to a {ty} parameter").into()),
         }
@@ -147,6 +153,9 @@ impl ToSql for Bind<'_> {
                 | Type::INT8
                 | Type::FLOAT4
                 | Type::FLOAT8
+                | Type::NUMERIC
+                | Type::TIMESTAMP
+                | Type::TIMESTAMPTZ
                 | Type::TEXT
                 | Type::BPCHAR
                 | Type::VARCHAR
@@ -185,6 +194,11 @@ fn from_row(row: &tokio_postgres::Row, i: usize) -> Value {
             .ok()
             .flatten()
             .map(Value::Float),
+        Type::NUMERIC | Type::TIMESTAMP | Type::TIMESTAMPTZ => row
+            .try_get::<_, Option<Decoded>>(i)
+            .ok()
+            .flatten()
+            .map(|d| d.0),
         _ => row
             .try_get::<_, Option<String>>(i)
             .ok()
@@ -192,6 +206,25 @@ fn from_row(row: &tokio_postgres::Row, i: usize) -> Value {
             .map(Value::Text),
     };
     v.unwrap_or(Value::Null)
+}
+
+/// A NUMERIC (as Float) or TIMESTAMP (as Text) read from its binary form.
+struct Decoded(Value);
+
+impl<'a> tokio_postgres::types::FromSql<'a> for Decoded {
+    fn from_sql(
+        ty: &Type,
+        raw: &'a [u8],
+    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(Decoded(match *ty {
+            Type::NUMERIC => Value::Float(binary::numeric_to_f64(raw)?),
+            _ => Value::Text(binary::timestamp_to_text(raw)?),
+        }))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        matches!(*ty, Type::NUMERIC | Type::TIMESTAMP | Type::TIMESTAMPTZ)
+    }
 }
 
 impl PgSession {
