@@ -11,6 +11,7 @@ pub mod names;
 pub mod pacing;
 pub mod rand;
 pub mod rows;
+pub mod schema;
 pub mod table;
 
 /// The five transaction kinds; `index()` is their position in [`KIND_NAMES`].

@@ -1,0 +1,93 @@
+//! The TPC-C DDL of each engine (`schemas/tpcc/<engine>/schema.sql`), checked against the
+//! column order the row generators and the loader use.
+
+use crate::engine::Statements;
+use crate::scenario::plan::EngineKind;
+
+/// The schema file of an engine.
+pub fn schema_text(kind: EngineKind) -> &'static str {
+    match kind {
+        EngineKind::Sqlite => include_str!("../../../schemas/tpcc/sqlite/schema.sql"),
+        EngineKind::Mariadb | EngineKind::Mysql => {
+            include_str!("../../../schemas/tpcc/mysql/schema.sql")
+        }
+        EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/schema.sql"),
+    }
+}
+
+/// The parsed schema of an engine.
+pub fn schema(kind: EngineKind) -> Result<Statements, String> {
+    Statements::parse("schemas/tpcc schema.sql", schema_text(kind))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::tpcc::table::Table;
+
+    /// Column names of a CREATE TABLE, in order (lines "  name TYPE ...", not the key).
+    fn columns(create: &str) -> Vec<String> {
+        create
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.trim_start().starts_with("PRIMARY KEY"))
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .collect()
+    }
+
+    #[test]
+    fn every_engine_creates_the_nine_tables_with_the_generators_column_order() {
+        for kind in [EngineKind::Sqlite, EngineKind::Mysql, EngineKind::Postgres] {
+            let st = schema(kind).unwrap();
+            for t in Table::ALL {
+                let create = st.render(&format!("create_{}", t.name()), &[]);
+                assert_eq!(columns(&create), t.columns(), "{kind:?} {}", t.name());
+            }
+            for index in ["customer_by_name", "orders_by_customer"] {
+                assert!(st.has(&format!("create_index_{index}")), "{kind:?} {index}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_sqlite_schema_takes_a_generated_warehouse() {
+        use crate::workload::tpcc::data::{LoadParams, TableRows};
+        use crate::workload::tpcc::rand::Constants;
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute_batch(schema_text(EngineKind::Sqlite)).unwrap();
+        let mut rng = crate::workload::Rng::for_client(1, 0, 0);
+        let params = LoadParams {
+            seed: 1,
+            constants: Constants::load(&mut rng),
+            load_time: "2026-11-30 03:30:00".into(),
+        };
+        for t in Table::ALL {
+            let cols = t.columns();
+            let marks = vec!["?"; cols.len()].join(", ");
+            let sql = format!(
+                "INSERT INTO {} ({}) VALUES ({marks})",
+                t.name(),
+                cols.join(", ")
+            );
+            let mut rows = TableRows::new(t, 1, &params);
+            let chunk = rows.next_chunk(50).unwrap();
+            let tx = db.unchecked_transaction().unwrap();
+            for row in chunk.chunks(cols.len()) {
+                let values = row.iter().map(|v| match v {
+                    crate::engine::Value::Null => rusqlite::types::Value::Null,
+                    crate::engine::Value::Int(i) => rusqlite::types::Value::Integer(*i),
+                    crate::engine::Value::Float(f) => rusqlite::types::Value::Real(*f),
+                    crate::engine::Value::Text(s) => rusqlite::types::Value::Text(s.clone()),
+                });
+                tx.execute(&sql, rusqlite::params_from_iter(values))
+                    .unwrap();
+            }
+            tx.commit().unwrap();
+            let n: i64 = db
+                .query_row(&format!("SELECT COUNT(*) FROM {}", t.name()), [], |r| {
+                    r.get(0)
+                })
+                .unwrap();
+            assert_eq!(n as usize, chunk.len() / cols.len(), "{}", t.name());
+        }
+    }
+}
