@@ -1,5 +1,5 @@
-//! The TPC-C DDL of each engine (`schemas/tpcc/<engine>/schema.sql`), checked against the
-//! column order the row generators and the loader use.
+//! The TPC-C DDL and transaction statements of each engine (`schemas/tpcc/<engine>/`), the DDL
+//! checked against the column order the row generators and the loader use.
 
 use crate::engine::Statements;
 use crate::scenario::plan::EngineKind;
@@ -13,6 +13,22 @@ pub fn schema_text(kind: EngineKind) -> &'static str {
         }
         EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/schema.sql"),
     }
+}
+
+/// The transaction statements of an engine.
+pub fn statements_text(kind: EngineKind) -> &'static str {
+    match kind {
+        EngineKind::Sqlite => include_str!("../../../schemas/tpcc/sqlite/statements.sql"),
+        EngineKind::Mariadb | EngineKind::Mysql => {
+            include_str!("../../../schemas/tpcc/mysql/statements.sql")
+        }
+        EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/statements.sql"),
+    }
+}
+
+/// The parsed transaction statements of an engine.
+pub fn statements(kind: EngineKind) -> Result<Statements, String> {
+    Statements::parse("schemas/tpcc statements.sql", statements_text(kind))
 }
 
 /// The parsed schema of an engine.
@@ -44,6 +60,33 @@ mod tests {
             }
             for index in ["customer_by_name", "orders_by_customer"] {
                 assert!(st.has(&format!("create_index_{index}")), "{kind:?} {index}");
+            }
+        }
+    }
+
+    /// Names of the `-- name:` blocks of a file, in order.
+    fn names(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("-- name: "))
+            .map(str::trim)
+            .collect()
+    }
+
+    #[test]
+    fn every_engine_has_the_same_statements_and_sqlite_prepares_them_all() {
+        let sqlite = names(statements_text(EngineKind::Sqlite));
+        assert!(sqlite.len() > 30 && sqlite.contains(&"sl_low_stock"));
+        for kind in [EngineKind::Mysql, EngineKind::Postgres] {
+            assert_eq!(names(statements_text(kind)), sqlite, "{kind:?}");
+            statements(kind).unwrap();
+        }
+        let st = statements(EngineKind::Sqlite).unwrap();
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute_batch(schema_text(EngineKind::Sqlite)).unwrap();
+        for name in sqlite {
+            let sql = st.render(name, &[]);
+            if let Err(e) = db.prepare(&sql) {
+                panic!("{name}: {e}");
             }
         }
     }
