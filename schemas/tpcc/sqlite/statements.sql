@@ -106,3 +106,7 @@ COMMIT;
 
 -- name: rollback
 ROLLBACK;
+
+-- The parameter mark, for statements built from column lists (the loader's INSERTs).
+-- name: placeholder
+?

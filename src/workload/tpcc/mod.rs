@@ -7,6 +7,7 @@
 pub mod data;
 pub mod deck;
 pub mod input;
+pub mod load;
 pub mod names;
 pub mod pacing;
 pub mod rand;
