@@ -3,6 +3,7 @@
 //! executes them. sysbench OLTP is the first family; TPC-C (so far its pure part: inputs,
 //! mix, pacing and initial data) is the second.
 
+pub mod feed;
 pub mod rng;
 pub mod sysbench;
 pub mod tpcc;

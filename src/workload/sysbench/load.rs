@@ -6,7 +6,7 @@
 //! table where the engine has one, multi-row INSERTs otherwise.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use meta_keys::*;
@@ -20,6 +20,7 @@ use crate::engine::{
 };
 use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
 use crate::workload::Rng;
+use crate::workload::feed::{Fed, InsertSql, feed};
 
 /// Rows per multi-row INSERT, and per transaction on the INSERT path.
 const ROWS_PER_INSERT: u32 = 500;
@@ -391,66 +392,27 @@ async fn load_table<S: Session>(
         },
     };
     let table_name = format!("sbtest{number}");
-    let what = || format!("load {table_name}");
-    if table.path == BulkPath::None {
-        return insert_rows(s, st, number, &mut maker, rows_done, cancel)
-            .await
-            .map_err(step(what()))?;
-    }
-    // Generate while the engine loads: a bounded channel keeps a few chunks in flight.
-    let (tx, rx) = tokio::sync::mpsc::channel(8);
-    let produce = async move {
-        while let Some(rows) = maker.next_chunk() {
-            if cancel.is_cancelled() {
-                return Err(LoadError::Interrupted);
-            }
-            let n = (rows.len() / COLUMNS.len()) as u64;
-            if tx.send(rows).await.is_err() {
-                break; // the load failed; its error is reported
-            }
-            rows_done.fetch_add(n, Ordering::Relaxed);
-        }
-        Ok(())
+    let insert = InsertSql {
+        prefix: st.render("load_insert_prefix", &[("table", &ts)]),
+        row: st.render("load_insert_row", &[]),
+        rows_per_insert: ROWS_PER_INSERT as usize,
+        begin: st.render("load_begin", &[]),
+        commit: st.render("commit", &[]),
     };
-    let (produced, loaded) = tokio::join!(produce, s.bulk_load(&table_name, &COLUMNS, rx));
-    let written = loaded.map_err(step(what()))?;
-    produced.map(|()| written)
-}
-
-/// The INSERT path: multi-row INSERTs of `ROWS_PER_INSERT`, a transaction per chunk; gives the
-/// rows written. The outer error is an engine failure; the inner one is an interruption.
-async fn insert_rows<S: Session>(
-    s: &mut S,
-    st: &Statements,
-    table: u32,
-    maker: &mut RowMaker<'_>,
-    rows_done: &AtomicU64,
-    cancel: &CancellationToken,
-) -> Result<Result<u64, LoadError>, EngineError> {
-    let ts = table.to_string();
-    let prefix = st.render("load_insert_prefix", &[("table", &ts)]);
-    let row = st.render("load_insert_row", &[]);
-    let insert_sql = |n: usize| format!("{prefix} {}", vec![row.as_str(); n].join(", "));
-    let width = COLUMNS.len();
-    let full = s.prepare(&insert_sql(ROWS_PER_INSERT as usize)).await?;
-    let begin = s.prepare(&st.render("load_begin", &[])).await?;
-    let commit = s.prepare(&st.render("commit", &[])).await?;
-    let mut written = 0;
-    while let Some(rows) = maker.next_chunk() {
-        if cancel.is_cancelled() {
-            return Ok(Err(LoadError::Interrupted));
-        }
-        s.execute(begin, &[]).await?;
-        for part in rows.chunks(ROWS_PER_INSERT as usize * width) {
-            let stmt = if part.len() == ROWS_PER_INSERT as usize * width {
-                full
-            } else {
-                s.prepare(&insert_sql(part.len() / width)).await?
-            };
-            written += s.execute(stmt, part).await?;
-        }
-        s.execute(commit, &[]).await?;
-        rows_done.fetch_add((rows.len() / width) as u64, Ordering::Relaxed);
+    let fed = feed(
+        s,
+        table.path,
+        &table_name,
+        &COLUMNS,
+        &insert,
+        || maker.next_chunk(),
+        rows_done,
+        cancel,
+    )
+    .await
+    .map_err(step(format!("load {table_name}")))?;
+    match fed {
+        Fed::Done { written, .. } => Ok(written),
+        Fed::Interrupted => Err(LoadError::Interrupted),
     }
-    Ok(Ok(written))
 }

@@ -13,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 use super::data::{LoadParams, TableRows};
 use super::table::Table;
 use crate::clients::runner::spawn_on;
-use crate::engine::{BulkPath, Connector, EngineError, Execution, Session, Statements, Value};
+use crate::engine::{BulkPath, Connector, EngineError, Execution, Session, Statements};
+use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::sysbench::load::LoadReport;
 
 /// Rows per generated chunk (and per transaction on the INSERT path).
@@ -166,93 +167,38 @@ async fn load_table<S: Session>(
     table: Table,
     w_id: u32,
 ) -> Result<u64, TpccLoadError> {
-    let what = || format!("load {} of warehouse {w_id}", table.name());
-    let width = table.columns().len();
-    let mut rows = TableRows::new(table, w_id, ctx.params);
-    let generated = AtomicU64::new(0);
-    let written = if let BulkPath::Stream { .. } = ctx.path {
-        let (tx, rx) = tokio::sync::mpsc::channel(8);
-        let produce = async {
-            while let Some(chunk) = rows.next_chunk(CHUNK_ROWS) {
-                if ctx.cancel.is_cancelled() {
-                    return Err(TpccLoadError::Interrupted);
-                }
-                let n = (chunk.len() / width) as u64;
-                if tx.send(chunk).await.is_err() {
-                    break; // the load failed; its error is reported
-                }
-                generated.fetch_add(n, Ordering::Relaxed);
-                ctx.rows_done.fetch_add(n, Ordering::Relaxed);
-            }
-            drop(tx);
-            Ok(())
-        };
-        let (produced, loaded) =
-            tokio::join!(produce, s.bulk_load(table.name(), table.columns(), rx));
-        let written = loaded.map_err(step(what()))?;
-        produced?;
-        written
-    } else {
-        insert_rows(s, ctx, table, &mut rows, &generated)
-            .await
-            .map_err(step(what()))??
+    let cols = table.columns();
+    let mark = ctx.st.render("placeholder", &[]);
+    let insert = InsertSql {
+        prefix: format!("INSERT INTO {} ({}) VALUES", table.name(), cols.join(", ")),
+        row: format!("({})", vec![mark.trim(); cols.len()].join(", ")),
+        rows_per_insert: ROWS_PER_INSERT,
+        begin: ctx.st.render("begin", &[]),
+        commit: ctx.st.render("commit", &[]),
     };
-    let generated = generated.load(Ordering::Relaxed);
-    if written != generated {
-        return Err(TpccLoadError::Count {
+    let mut rows = TableRows::new(table, w_id, ctx.params);
+    let fed = feed(
+        s,
+        ctx.path,
+        table.name(),
+        cols,
+        &insert,
+        || rows.next_chunk(CHUNK_ROWS),
+        ctx.rows_done,
+        ctx.cancel,
+    )
+    .await
+    .map_err(step(format!("load {} of warehouse {w_id}", table.name())))?;
+    match fed {
+        Fed::Done { written, generated } if written != generated => Err(TpccLoadError::Count {
             table: table.name(),
             w_id,
             written,
             generated,
-        });
+        }),
+        Fed::Done { written, .. } => Ok(written),
+        Fed::Interrupted => Err(TpccLoadError::Interrupted),
     }
-    Ok(written)
-}
-
-/// The INSERT path: a transaction per chunk, multi-row INSERTs of `ROWS_PER_INSERT`. The outer
-/// error is the engine's; the inner one an interruption.
-async fn insert_rows<S: Session>(
-    s: &mut S,
-    ctx: &Ctx<'_>,
-    table: Table,
-    rows: &mut TableRows,
-    generated: &AtomicU64,
-) -> Result<Result<u64, TpccLoadError>, EngineError> {
-    let cols = table.columns();
-    let width = cols.len();
-    let mark = ctx.st.render("placeholder", &[]);
-    let one = format!("({})", vec![mark.trim(); width].join(", "));
-    let sql = |n: usize| {
-        format!(
-            "INSERT INTO {} ({}) VALUES {}",
-            table.name(),
-            cols.join(", "),
-            vec![one.as_str(); n].join(", ")
-        )
-    };
-    let full = s.prepare(&sql(ROWS_PER_INSERT)).await?;
-    let begin = s.prepare(&ctx.st.render("begin", &[])).await?;
-    let commit = s.prepare(&ctx.st.render("commit", &[])).await?;
-    let mut written = 0;
-    while let Some(chunk) = rows.next_chunk(CHUNK_ROWS) {
-        if ctx.cancel.is_cancelled() {
-            return Ok(Err(TpccLoadError::Interrupted));
-        }
-        s.execute(begin, &[]).await?;
-        for part in chunk.chunks(ROWS_PER_INSERT * width) {
-            let stmt = if part.len() == ROWS_PER_INSERT * width {
-                full
-            } else {
-                s.prepare(&sql(part.len() / width)).await?
-            };
-            written += s.execute(stmt, part as &[Value]).await?;
-        }
-        s.execute(commit, &[]).await?;
-        let n = (chunk.len() / width) as u64;
-        generated.fetch_add(n, Ordering::Relaxed);
-        ctx.rows_done.fetch_add(n, Ordering::Relaxed);
-    }
-    Ok(Ok(written))
 }
 
 #[cfg(test)]
