@@ -91,13 +91,13 @@ fn sustainable(r: &PointResult) -> bool {
     r.iops >= 0.98 * target && (r.backlog_end_ios as f64) <= allowance
 }
 
-fn outcome(r: &PointResult) -> PointOutcome {
+fn outcome(r: &PointResult, sustainable: bool) -> PointOutcome {
     PointOutcome {
         target_rate: r.target_iops.unwrap_or(r.iops),
         achieved_rate: r.iops,
         mean_ms: r.schedule_latency_us.avg / 1000.0,
         p99_ms: r.schedule_latency_us.p99 as f64 / 1000.0,
-        sustainable: sustainable(r),
+        sustainable,
     }
 }
 
@@ -157,12 +157,13 @@ pub fn run_sweep(
         };
         let result = run_point(target, &point(pacing, n), stop)?;
         n += 1;
-        driver.record(outcome(&result));
+        let kept_up = sustainable(&result);
+        driver.record(outcome(&result, kept_up));
         out.stopped_early = result.stopped_early;
         let p = SweepPoint {
             kind,
             target_pct,
-            sustainable: sustainable(&result),
+            sustainable: kept_up,
             result,
         };
         on_point(&p);

@@ -189,7 +189,7 @@ pub fn compare(
             tps: phase.summary.tps,
             latency_avg_ms: phase.summary.latency_ms.avg,
             latency_p99_ms: phase.summary.latency_ms.p99,
-            interval_tps: interval_tps(phase),
+            interval_tps: phase.total_tps().into_iter().map(|(_, tps)| tps).collect(),
         });
     }
     let mut counts: Vec<usize> = entries.iter().map(|e| e.instances).collect();
@@ -213,21 +213,6 @@ pub fn compare(
         differences,
         groups,
     })
-}
-
-/// Total TPS of each report tick of the phase (instances' rows of one tick summed).
-fn interval_tps(phase: &PhaseReport) -> Vec<f64> {
-    let mut ticks: Vec<(f64, f64)> = Vec::new();
-    for row in &phase.series {
-        match ticks
-            .iter_mut()
-            .find(|(t, _)| (t - row.elapsed_s).abs() < 1e-6)
-        {
-            Some(tick) => tick.1 += row.tps,
-            None => ticks.push((row.elapsed_s, row.tps)),
-        }
-    }
-    ticks.into_iter().map(|(_, tps)| tps).collect()
 }
 
 fn rank(members: &[&RunEntry], value: fn(&RunEntry) -> f64, higher_better: bool) -> Vec<Ranked> {

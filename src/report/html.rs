@@ -198,17 +198,7 @@ fn over_time(s: &mut String, r: &RunReport) {
     };
     let mut tps: Vec<Series> = Vec::new();
     if names.len() > 1 {
-        // Sum the instances' rows of the same tick.
-        let mut total: Vec<(f64, f64)> = Vec::new();
-        for row in &rows {
-            match total
-                .iter_mut()
-                .find(|(t, _)| (t - row.elapsed_s).abs() < 1e-6)
-            {
-                Some(p) => p.1 += row.tps,
-                None => total.push((row.elapsed_s, row.tps)),
-            }
-        }
+        let total = r.phases.iter().flat_map(|p| p.total_tps()).collect();
         tps.push(Series {
             name: "total".into(),
             points: total,

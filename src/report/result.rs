@@ -92,6 +92,23 @@ pub struct PhaseReport {
     pub histogram: String,
 }
 
+impl PhaseReport {
+    /// Total TPS at each report tick, (elapsed_s, tps): the instances' rows of a tick summed.
+    pub fn total_tps(&self) -> Vec<(f64, f64)> {
+        let mut ticks: Vec<(f64, f64)> = Vec::new();
+        for row in &self.series {
+            match ticks
+                .iter_mut()
+                .find(|(t, _)| (t - row.elapsed_s).abs() < 1e-6)
+            {
+                Some(tick) => tick.1 += row.tps,
+                None => ticks.push((row.elapsed_s, row.tps)),
+            }
+        }
+        ticks
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct InstancePhase {
     pub instance: String,
