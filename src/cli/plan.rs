@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::{CliError, EXIT_OK, ScenarioArgs};
 use crate::protocol::preflight;
 use crate::scenario::Plan;
+use crate::scenario::plan::TpccPacing;
 use crate::scenario::units::{format_count, format_duration};
 use crate::target::format_bytes;
 
@@ -38,7 +39,6 @@ fn dur(ms: u64) -> String {
 pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
     let mut s = String::new();
     let w = &plan.workload;
-    let o = &w.sysbench;
     let _ = writeln!(s, "scenario  {} ({})", plan.name, plan.scenario_file);
     for o in &plan.overrides {
         let _ = writeln!(s, "override  {o}");
@@ -54,16 +54,45 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
         Some(r) => format!("open model, {r} tx/s per instance (Poisson arrivals)"),
         None => "closed loop".to_string(),
     };
-    let _ = writeln!(
-        s,
-        "workload  sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}, prepare {}",
-        o.test.name(),
-        o.tables,
-        format_count(u64::from(o.table_size)),
-        w.clients,
-        o.rand_type.name(),
-        w.prepare.name()
-    );
+    if let Some(o) = &w.sysbench {
+        let _ = writeln!(
+            s,
+            "workload  sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}, prepare {}",
+            o.test.name(),
+            o.tables,
+            format_count(u64::from(o.table_size)),
+            w.clients,
+            o.rand_type.name(),
+            w.prepare.name()
+        );
+    }
+    if let Some(t) = &w.tpcc {
+        let pacing = match t.pacing {
+            TpccPacing::Spec => format!(
+                "spec pacing (keying 18/3/2/2/2 s, think 12/12/10/5/5 s), {} terminals per warehouse",
+                t.terminals_per_warehouse
+            ),
+            TpccPacing::None => format!("no keying or think time, {pacing}"),
+        };
+        let _ = writeln!(
+            s,
+            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, prepare {}",
+            t.warehouses,
+            w.clients,
+            w.prepare.name()
+        );
+        for d in t.deviations(w.clients, w.rate) {
+            let _ = writeln!(s, "          non-spec: {d}");
+        }
+    }
+    if w.pooled() {
+        let _ = writeln!(
+            s,
+            "          {} connections per instance shared by the {} clients (held per transaction)",
+            w.connections(),
+            w.clients
+        );
+    }
     if plan.time_scale != 1.0 {
         let _ = writeln!(s, "scale     every duration x {}", plan.time_scale);
     }

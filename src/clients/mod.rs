@@ -1,9 +1,13 @@
-//! Virtual clients. One loop for every pacing: wait for the next start instant, generate the
-//! inputs (pure), execute with retries inside the transaction, record, repeat. Pacing only
-//! decides the next intended start: closed loop (now) or open model (Poisson schedule).
-//! Connections open and statements are prepared before the clock; all clients start together
-//! on the start signal and stop between transactions when cancelled.
+//! Virtual clients. One loop for every pacing: generate the inputs (pure), wait for their
+//! intended start, execute with retries inside the transaction, record, repeat. Pacing only
+//! decides the intended start: closed loop (now), open model (Poisson schedule), or keyed (TPC-C
+//! spec: the previous answer, a think time, then the keying time of the next transaction).
+//! A client owns its connection, or leases one from a shared [`pool::Pool`] per transaction when
+//! there are fewer connections than clients. Connections open and statements are prepared
+//! before the clock; all clients start together on the start signal and stop between
+//! transactions when cancelled.
 
+pub mod pool;
 pub mod runner;
 #[cfg(test)]
 mod tests;
@@ -17,7 +21,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::{Connector, EngineError, ErrorClass};
 use crate::metrics::Shard;
-use crate::workload::{Rng, Workload};
+use crate::workload::{Rng, StatementCounts, Workload};
+pub use pool::Pool;
 
 /// When each transaction is meant to start.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,6 +31,9 @@ pub enum Pacing {
     Closed,
     /// Poisson arrivals with this mean gap between one client's transactions.
     Poisson { mean_gap: Duration },
+    /// The workload's keying time before and think time after each transaction; each client's
+    /// first transaction is offset uniformly within `ramp` so clients do not key in lockstep.
+    Keyed { ramp: Duration },
 }
 
 impl Pacing {
@@ -40,6 +48,10 @@ impl Pacing {
     }
 }
 
+/// Connections shared by the clients of one instance, with each one's prepared state.
+pub type SharedPool<C, W> =
+    Pool<<C as Connector>::Session, <W as Workload>::Client>;
+
 /// Everything one virtual client needs.
 pub struct ClientSpec<C: Connector, W: Workload> {
     pub connector: Arc<C>,
@@ -51,6 +63,8 @@ pub struct ClientSpec<C: Connector, W: Workload> {
     pub pacing: Pacing,
     pub max_attempts: u32,
     pub shard: Shard,
+    /// Leased per transaction when set; otherwise the client opens its own connection.
+    pub pool: Option<Arc<SharedPool<C, W>>>,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -70,8 +84,11 @@ pub enum ClientEvent {
     Stopped,
 }
 
-/// Connect, prepare, report ready, wait for the start instant, then run transactions until
-/// cancelled or a fatal error.
+/// A transaction's end: done (statements, attempts) or given up (last error, attempts).
+type Outcome = Result<(StatementCounts, u32), (EngineError, u32)>;
+
+/// Connect (unless pooled), prepare, report ready, wait for the start instant, then run
+/// transactions until cancelled or a fatal error.
 pub async fn run_client<C: Connector, W: Workload>(
     spec: ClientSpec<C, W>,
     mut start: watch::Receiver<Option<Instant>>,
@@ -85,13 +102,16 @@ pub async fn run_client<C: Connector, W: Workload>(
             source,
         })
     };
-    let (mut session, mut state) = match connect(&spec).await {
-        Ok(x) => x,
-        Err(e) => {
-            let _ = events.send(fail(e));
-            return;
+    let mut own = None;
+    if spec.pool.is_none() {
+        match connect(&spec).await {
+            Ok(x) => own = Some(x),
+            Err(e) => {
+                let _ = events.send(fail(e));
+                return;
+            }
         }
-    };
+    }
     let _ = events.send(ClientEvent::Ready);
     let start_at = loop {
         if let Some(t) = *start.borrow_and_update() {
@@ -103,62 +123,58 @@ pub async fn run_client<C: Connector, W: Workload>(
         }
     };
     let mut rng = Rng::for_client(spec.seed, spec.instance_index, u64::from(spec.client));
-    let mut next = start_at;
-    let mut seq = 0u64;
     let w = &spec.workload;
+    let mut terminal = w.terminal(spec.client, &mut rng);
+    let mut next = start_at;
+    if let Pacing::Keyed { ramp } = spec.pacing {
+        next += ramp.mul_f64(rng.next_f64());
+    }
+    let mut seq = 0u64;
     while !cancel.is_cancelled() {
+        let inputs = w.generate(&mut terminal, &mut rng, seq);
+        seq += 1;
         let intended = match spec.pacing {
             Pacing::Closed => Instant::now(),
             Pacing::Poisson { mean_gap } => {
                 next += Duration::from_secs_f64(rng.exponential(mean_gap.as_secs_f64()));
-                if next > Instant::now() {
-                    tokio::select! {
-                        _ = tokio::time::sleep_until(next) => {}
-                        _ = cancel.cancelled() => break,
-                    }
-                }
+                next
+            }
+            Pacing::Keyed { .. } => {
+                next += w.keying_time(&inputs);
                 next
             }
         };
-        let inputs = w.generate(&mut rng, u64::from(spec.client), seq);
-        seq += 1;
-        let actual = Instant::now();
-        let mut attempts = 0u32;
-        let outcome = loop {
-            attempts += 1;
-            match w.execute(&mut session, &mut state, &inputs).await {
-                Ok(counts) => break Ok(counts),
-                Err(e) => {
-                    w.abort(&mut session, &mut state).await;
-                    lock(&spec.shard).record_error(&e);
-                    if attempts >= spec.max_attempts || cancel.is_cancelled() {
-                        break Err(e);
-                    }
-                    match e.class {
-                        ErrorClass::Retryable => continue,
-                        ErrorClass::Reconnect => match reconnect(&spec, &cancel).await {
-                            Some((s, st)) => {
-                                session = s;
-                                state = st;
-                                lock(&spec.shard).reconnects += 1;
-                            }
-                            None => {
-                                let message = format!(
-                                    "{} (could not reconnect within {}s)",
-                                    e.message,
-                                    RECONNECT_WINDOW.as_secs()
-                                );
-                                break Err(EngineError { message, ..e });
-                            }
-                        },
-                        ErrorClass::Fatal => break Err(e),
-                    }
-                }
+        if intended > Instant::now() {
+            tokio::select! {
+                _ = tokio::time::sleep_until(intended) => {}
+                _ = cancel.cancelled() => break,
             }
+        }
+        let (outcome, actual) = match (&mut own, &spec.pool) {
+            (Some((session, state)), _) => {
+                let actual = Instant::now();
+                let o = run_transaction(&spec, session, state, &inputs, &cancel).await;
+                (o, actual)
+            }
+            (None, Some(pool)) => {
+                let mut lease = tokio::select! {
+                    l = pool.acquire() => l,
+                    _ = cancel.cancelled() => break,
+                };
+                let actual = Instant::now();
+                let o = match lease.parts() {
+                    Some((session, state)) => {
+                        run_transaction(&spec, session, state, &inputs, &cancel).await
+                    }
+                    None => Err((EngineError::fatal("DRIVEBENCH", "connection pool is empty"), 0)),
+                };
+                (o, actual)
+            }
+            (None, None) => return,
         };
         let end = Instant::now();
         match outcome {
-            Ok(counts) => lock(&spec.shard).record(
+            Ok((counts, attempts)) => lock(&spec.shard).record(
                 w.kind_of(&inputs),
                 end - intended,
                 end - actual,
@@ -166,7 +182,7 @@ pub async fn run_client<C: Connector, W: Workload>(
                 attempts - 1,
             ),
             Err(_) if cancel.is_cancelled() => break,
-            Err(e) => {
+            Err((e, attempts)) => {
                 let e = if attempts >= spec.max_attempts && e.class != ErrorClass::Fatal {
                     let mut e = e;
                     e.message = format!(
@@ -181,8 +197,57 @@ pub async fn run_client<C: Connector, W: Workload>(
                 return;
             }
         }
+        if let Pacing::Keyed { .. } = spec.pacing {
+            next = end + w.think_time(&inputs, &mut rng);
+        }
     }
     let _ = events.send(ClientEvent::Stopped);
+}
+
+/// One transaction with its retries: a retryable error rolls back and re-runs the same inputs,
+/// a lost connection is replaced (in place, so a pooled one goes back healthy) and re-run.
+async fn run_transaction<C: Connector, W: Workload>(
+    spec: &ClientSpec<C, W>,
+    session: &mut C::Session,
+    state: &mut W::Client,
+    inputs: &W::Inputs,
+    cancel: &CancellationToken,
+) -> Outcome {
+    let w = &spec.workload;
+    let kind = w.kind_of(inputs);
+    let mut attempts = 0u32;
+    loop {
+        attempts += 1;
+        match w.execute(session, state, inputs).await {
+            Ok(counts) => return Ok((counts, attempts)),
+            Err(e) => {
+                w.abort(session, state).await;
+                lock(&spec.shard).record_error(kind, &e);
+                if attempts >= spec.max_attempts || cancel.is_cancelled() {
+                    return Err((e, attempts));
+                }
+                match e.class {
+                    ErrorClass::Retryable => continue,
+                    ErrorClass::Reconnect => match reconnect(spec, cancel).await {
+                        Some((s, st)) => {
+                            *session = s;
+                            *state = st;
+                            lock(&spec.shard).reconnects += 1;
+                        }
+                        None => {
+                            let message = format!(
+                                "{} (could not reconnect within {}s)",
+                                e.message,
+                                RECONNECT_WINDOW.as_secs()
+                            );
+                            return Err((EngineError { message, ..e }, attempts));
+                        }
+                    },
+                    ErrorClass::Fatal => return Err((e, attempts)),
+                }
+            }
+        }
+    }
 }
 
 fn lock(shard: &Shard) -> std::sync::MutexGuard<'_, crate::metrics::Recorded> {
@@ -192,13 +257,47 @@ fn lock(shard: &Shard) -> std::sync::MutexGuard<'_, crate::metrics::Recorded> {
 async fn connect<C: Connector, W: Workload>(
     spec: &ClientSpec<C, W>,
 ) -> Result<(C::Session, W::Client), EngineError> {
-    let mut session = spec
-        .connector
-        .connect()
-        .await
-        .map_err(|e| e.during("connect"))?;
-    let state = spec
-        .workload
+    open_connection(&*spec.connector, &*spec.workload).await
+}
+
+/// Open `n` connections for a pool, several at a time, each with the workload's statements
+/// prepared; the first failure is the answer.
+pub async fn open_pool<C: Connector, W: Workload>(
+    connector: Arc<C>,
+    workload: Arc<W>,
+    n: u32,
+) -> Result<SharedPool<C, W>, EngineError> {
+    const AT_ONCE: u32 = 32;
+    let mut conns = Vec::with_capacity(n as usize);
+    let mut left = n;
+    while left > 0 {
+        let batch = left.min(AT_ONCE);
+        left -= batch;
+        let mut handles = Vec::new();
+        for _ in 0..batch {
+            let (c, w) = (connector.clone(), workload.clone());
+            let fut = async move { open_connection(&*c, &*w).await };
+            let h = runner::spawn_on(connector.execution(), "pool-connect".into(), fut)
+                .map_err(|e| EngineError::fatal("DRIVEBENCH", e.to_string()))?;
+            handles.push(h);
+        }
+        for h in handles {
+            let conn = h
+                .await
+                .map_err(|_| EngineError::fatal("DRIVEBENCH", "a connecting task stopped"))??;
+            conns.push(conn);
+        }
+    }
+    Ok(Pool::new(conns))
+}
+
+/// A connection with the workload's statements prepared on it.
+pub async fn open_connection<C: Connector, W: Workload>(
+    connector: &C,
+    workload: &W,
+) -> Result<(C::Session, W::Client), EngineError> {
+    let mut session = connector.connect().await.map_err(|e| e.during("connect"))?;
+    let state = workload
         .setup(&mut session)
         .await
         .map_err(|e| e.during("prepare statements"))?;

@@ -98,6 +98,7 @@ struct OneStatement {
 
 impl Workload for OneStatement {
     type Client = ();
+    type Terminal = ();
     type Inputs = u64;
     fn kinds(&self) -> &'static [&'static str] {
         &["one"]
@@ -105,7 +106,8 @@ impl Workload for OneStatement {
     async fn setup<S: Session>(&self, _s: &mut S) -> Result<(), EngineError> {
         Ok(())
     }
-    fn generate(&self, rng: &mut Rng, _client: u64, _seq: u64) -> u64 {
+    fn terminal(&self, _client: u32, _rng: &mut Rng) {}
+    fn generate(&self, _t: &mut (), rng: &mut Rng, _seq: u64) -> u64 {
         rng.next_u64()
     }
     fn kind_of(&self, _inputs: &u64) -> usize {
@@ -122,7 +124,7 @@ impl Workload for OneStatement {
         Ok(StatementCounts {
             reads: 0,
             writes: 1,
-            other: 0,
+            ..StatementCounts::default()
         })
     }
     async fn abort<S: Session>(&self, _s: &mut S, _c: &mut ()) {
@@ -157,6 +159,7 @@ fn start_client(connector: FakeConnector, pacing: Pacing, max_attempts: u32) -> 
         pacing,
         max_attempts,
         shard: recorder.shard_for(0),
+        pool: None,
     };
     tokio::spawn(run_client(spec, start_rx, cancel.clone(), tx));
     Harness {
@@ -198,9 +201,9 @@ async fn retryable_errors_rerun_the_same_inputs_within_one_latency() {
         2,
         "each failed attempt rolled back"
     );
-    assert_eq!(r.retries, 2);
+    assert_eq!(r.retries_total(), 2);
     assert_eq!(
-        r.errors.get(&(ErrorClass::Retryable, "FAKE".to_string())),
+        r.errors.get(&(0, ErrorClass::Retryable, "FAKE".to_string())),
         Some(&2)
     );
     // the first transaction's latency covers its three 1 ms attempts

@@ -295,6 +295,18 @@ pub fn estimate_sysbench_bytes(kind: EngineKind, opts: &SysbenchOptions) -> u64 
     }
 }
 
+/// Estimated bytes on disk for one instance's TPC-C tables after load: about 100 MB per
+/// warehouse with its indexes (more on the servers, whose pages are not full after a load),
+/// plus the fixed ITEM table.
+pub fn estimate_tpcc_bytes(kind: EngineKind, warehouses: u32) -> u64 {
+    let per_warehouse: u64 = match kind {
+        EngineKind::Sqlite => 75_000_000,
+        EngineKind::Mariadb | EngineKind::Mysql => 110_000_000,
+        EngineKind::Postgres => 115_000_000,
+    };
+    10_000_000 + u64::from(warehouses) * per_warehouse
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

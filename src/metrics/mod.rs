@@ -21,8 +21,8 @@ pub fn shard_count(clients: u32) -> u32 {
     clients.clamp(1, 16)
 }
 
-/// Rough bytes of one shard (two histogram sets, live and spare, response and service).
-pub const SHARD_BYTES_ESTIMATE: u64 = 4 * 190 * 1024;
+/// Rough bytes of one shard (two histogram sets, live and spare: response, service, start lag).
+pub const SHARD_BYTES_ESTIMATE: u64 = 6 * 190 * 1024;
 
 /// What was recorded in one shard (or merged from several) over some span of time.
 #[derive(Debug, Clone)]
@@ -34,10 +34,14 @@ pub struct Recorded {
     pub reads: u64,
     pub writes: u64,
     pub other: u64,
-    /// Failed attempts by (class, code).
-    pub errors: BTreeMap<(ErrorClass, String), u64>,
-    /// Attempts beyond the first of committed transactions.
-    pub retries: u64,
+    /// How late transactions started against their schedule (actual − intended start), µs.
+    pub start_lag: Histogram<u64>,
+    /// Failed attempts by (transaction kind, class, code).
+    pub errors: BTreeMap<(usize, ErrorClass, String), u64>,
+    /// Attempts beyond the first of committed transactions, per kind.
+    pub retries: Vec<u64>,
+    /// Transactions that ended in a rollback their inputs asked for, per kind.
+    pub rolled_back: Vec<u64>,
     pub reconnects: u64,
     /// Transactions that started more than 1 ms after their intended start (open model).
     pub late_starts: u64,
@@ -49,11 +53,13 @@ impl Recorded {
         Recorded {
             response: (0..kinds.max(1)).map(|_| new_histogram()).collect(),
             service: new_histogram(),
+            start_lag: new_histogram(),
             reads: 0,
             writes: 0,
             other: 0,
             errors: BTreeMap::new(),
-            retries: 0,
+            retries: vec![0; kinds.max(1)],
+            rolled_back: vec![0; kinds.max(1)],
             reconnects: 0,
             late_starts: 0,
             max_start_lag_us: 0,
@@ -79,13 +85,19 @@ impl Recorded {
             let _ = a.add(b);
         }
         let _ = self.service.add(&other.service);
+        let _ = self.start_lag.add(&other.start_lag);
         self.reads += other.reads;
         self.writes += other.writes;
         self.other += other.other;
         for (k, v) in &other.errors {
             *self.errors.entry(k.clone()).or_default() += v;
         }
-        self.retries += other.retries;
+        for (a, b) in self.retries.iter_mut().zip(&other.retries) {
+            *a += b;
+        }
+        for (a, b) in self.rolled_back.iter_mut().zip(&other.rolled_back) {
+            *a += b;
+        }
         self.reconnects += other.reconnects;
         self.late_starts += other.late_starts;
         self.max_start_lag_us = self.max_start_lag_us.max(other.max_start_lag_us);
@@ -96,11 +108,13 @@ impl Recorded {
             h.reset();
         }
         self.service.reset();
+        self.start_lag.reset();
         self.reads = 0;
         self.writes = 0;
         self.other = 0;
         self.errors.clear();
-        self.retries = 0;
+        self.retries.iter_mut().for_each(|n| *n = 0);
+        self.rolled_back.iter_mut().for_each(|n| *n = 0);
         self.reconnects = 0;
         self.late_starts = 0;
         self.max_start_lag_us = 0;
@@ -123,21 +137,31 @@ impl Recorded {
         self.reads += u64::from(counts.reads);
         self.writes += u64::from(counts.writes);
         self.other += u64::from(counts.other);
-        self.retries += u64::from(retries);
+        self.retries[kind] += u64::from(retries);
+        self.rolled_back[kind] += u64::from(counts.rolled_back);
         let lag = response.saturating_sub(service);
+        let _ = self
+            .start_lag
+            .record((lag.as_micros() as u64).clamp(LOWEST_US, HIGHEST_US));
         if lag > Duration::from_millis(1) {
             self.late_starts += 1;
             self.max_start_lag_us = self.max_start_lag_us.max(lag.as_micros() as u64);
         }
     }
 
-    pub fn record_error(&mut self, e: &EngineError) {
-        match self.errors.get_mut(&(e.class, e.code.clone())) {
+    /// A failed attempt of a transaction of `kind`.
+    pub fn record_error(&mut self, kind: usize, e: &EngineError) {
+        match self.errors.get_mut(&(kind, e.class, e.code.clone())) {
             Some(n) => *n += 1,
             None => {
-                self.errors.insert((e.class, e.code.clone()), 1);
+                self.errors.insert((kind, e.class, e.code.clone()), 1);
             }
         }
+    }
+
+    /// Attempts beyond the first of committed transactions, all kinds.
+    pub fn retries_total(&self) -> u64 {
+        self.retries.iter().sum()
     }
 }
 
@@ -203,6 +227,7 @@ mod tests {
                     reads: 14,
                     writes: 4,
                     other: 2,
+                    rolled_back: false,
                 },
                 0,
             );
@@ -243,7 +268,7 @@ mod tests {
         assert_eq!(h.len(), 1000);
         assert_eq!(h.value_at_quantile(0.99), 990);
         assert_eq!(h.max(), 1000);
-        assert_eq!(a.retries, 100);
+        assert_eq!(a.retries_total(), 100);
     }
 
     #[test]
@@ -252,6 +277,8 @@ mod tests {
         r.record(0, ms(10), ms(2), StatementCounts::default(), 0);
         r.record(0, ms(2), ms(2), StatementCounts::default(), 0);
         assert_eq!((r.late_starts, r.max_start_lag_us), (1, 8000));
+        assert_eq!(r.start_lag.len(), 2);
+        assert_eq!(r.start_lag.max(), r.start_lag.highest_equivalent(8000));
     }
 
     #[test]
@@ -275,20 +302,22 @@ mod tests {
     }
 
     #[test]
-    fn errors_are_counted_by_class_and_code() {
-        let mut r = Recorded::new(1);
+    fn errors_are_counted_by_kind_class_and_code() {
+        let mut r = Recorded::new(2);
         let busy = EngineError {
             class: ErrorClass::Retryable,
             code: "SQLITE_BUSY".into(),
             message: String::new(),
             context: None,
         };
-        r.record_error(&busy);
-        r.record_error(&busy);
-        assert_eq!(
+        r.record_error(1, &busy);
+        r.record_error(1, &busy);
+        r.record_error(0, &busy);
+        let busy_of = |kind| {
             r.errors
-                .get(&(ErrorClass::Retryable, "SQLITE_BUSY".to_string())),
-            Some(&2)
-        );
+                .get(&(kind, ErrorClass::Retryable, "SQLITE_BUSY".to_string()))
+                .copied()
+        };
+        assert_eq!((busy_of(0), busy_of(1)), (Some(1), Some(2)));
     }
 }

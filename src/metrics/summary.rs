@@ -13,6 +13,9 @@ pub struct Latency {
     pub avg: f64,
     pub min: f64,
     pub p50: f64,
+    /// The percentile TPC-C's response-time limits are on.
+    #[serde(default)]
+    pub p90: f64,
     pub p95: f64,
     pub p99: f64,
     pub p999: f64,
@@ -30,6 +33,7 @@ impl Latency {
             avg: h.mean() / 1000.0,
             min: ms(h.min()),
             p50: ms(h.value_at_quantile(0.50)),
+            p90: ms(h.value_at_quantile(0.90)),
             p95: ms(h.value_at_quantile(0.95)),
             p99: ms(h.value_at_quantile(0.99)),
             p999: ms(h.value_at_quantile(0.999)),
@@ -56,9 +60,20 @@ pub struct ErrorCount {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct KindSummary {
     pub kind: String,
+    /// Committed transactions plus those that ended in a rollback their inputs asked for.
     pub transactions: u64,
     pub tps: f64,
     pub latency_ms: Latency,
+    /// Transactions that rolled back as their inputs asked (TPC-C's 1 % of New-Orders); part
+    /// of `transactions`, not errors.
+    #[serde(default)]
+    pub rolled_back: u64,
+    /// Attempts beyond the first of this kind's transactions.
+    #[serde(default)]
+    pub retries: u64,
+    /// Failed attempts of this kind.
+    #[serde(default)]
+    pub errors_by_code: Vec<ErrorCount>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -82,6 +97,10 @@ pub struct Summary {
     pub reconnects: u64,
     pub late_starts: u64,
     pub max_start_lag_ms: f64,
+    /// How late transactions started against their schedule (open model and keyed pacing;
+    /// about zero in a closed loop).
+    #[serde(default)]
+    pub start_lag_ms: Latency,
     pub per_kind: Vec<KindSummary>,
 }
 
@@ -106,6 +125,9 @@ impl Summary {
                 transactions: h.len(),
                 tps: h.len() as f64 / secs,
                 latency_ms: Latency::from_histogram(h),
+                rolled_back: r.rolled_back.get(i).copied().unwrap_or(0),
+                retries: r.retries.get(i).copied().unwrap_or(0),
+                errors_by_code: error_counts(r, Some(i)),
             })
             .collect();
         Summary {
@@ -117,23 +139,34 @@ impl Summary {
             service_ms: Latency::from_histogram(&r.service),
             errors,
             errors_per_s: errors as f64 / secs,
-            errors_by_code: r
-                .errors
-                .iter()
-                .map(|((class, code), count)| ErrorCount {
-                    class: *class,
-                    code: code.clone(),
-                    count: *count,
-                })
-                .collect(),
+            errors_by_code: error_counts(r, None),
             queries: q,
-            retries: r.retries,
+            retries: r.retries_total(),
             reconnects: r.reconnects,
             late_starts: r.late_starts,
             max_start_lag_ms: r.max_start_lag_us as f64 / 1000.0,
+            start_lag_ms: Latency::from_histogram(&r.start_lag),
             per_kind,
         }
     }
+}
+
+/// Failed attempts by class and code, of one kind or of all kinds together.
+fn error_counts(r: &Recorded, kind: Option<usize>) -> Vec<ErrorCount> {
+    let mut by_code: std::collections::BTreeMap<(ErrorClass, &str), u64> = Default::default();
+    for ((k, class, code), count) in &r.errors {
+        if kind.is_none_or(|want| want == *k) {
+            *by_code.entry((*class, code.as_str())).or_default() += count;
+        }
+    }
+    by_code
+        .into_iter()
+        .map(|((class, code), count)| ErrorCount {
+            class,
+            code: code.to_string(),
+            count,
+        })
+        .collect()
 }
 
 /// The reviews' way of totalling several instances: the plain mean of per-instance figures.
@@ -175,6 +208,7 @@ mod tests {
                     reads: 14,
                     writes: 4,
                     other: 2,
+                    rolled_back: false,
                 },
                 0,
             );

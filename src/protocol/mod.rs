@@ -6,6 +6,7 @@
 //! load-curve and SLO-search mechanism shared by I/O sweeps and database curves.
 
 pub mod curve;
+mod load;
 mod phases;
 pub mod prebuilt;
 pub mod preflight;
@@ -15,8 +16,6 @@ pub mod steady;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
-use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
@@ -26,9 +25,10 @@ use crate::report::RunDir;
 use crate::report::live::Console;
 use crate::report::result::{InstanceReport, RunReport, RunStatus};
 use crate::scenario::Plan;
-use crate::scenario::plan::EngineKind;
+use crate::scenario::plan::{BenchmarkKind, EngineKind};
 use crate::workload::sysbench::Sysbench;
-use crate::workload::sysbench::load::{self, LoadError};
+use crate::workload::tpcc::workload::Tpcc;
+pub use load::{LoadFailure, load_instance, statements_per_client};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,11 +84,10 @@ async fn run_sqlite(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
                 dir.display()
             ));
         }
-        let workload = Sysbench::new(plan.workload.sysbench.clone(), inst.engine);
         connectors.push(Arc::new(SqliteConnector::new(
             &dir,
             config.clone(),
-            workload.statements_per_client(),
+            statements_per_client(plan),
         )));
     }
     let extras = vec![InstanceExtras::default(); connectors.len()];
@@ -106,7 +105,6 @@ pub(crate) async fn run_with<C: Connector>(
     let Some(engine) = engine else {
         return Ending::Failed("no instances".into());
     };
-    let workload = Arc::new(Sysbench::new(plan.workload.sysbench.clone(), engine));
     ctx.report.instances = plan
         .instances
         .iter()
@@ -125,85 +123,33 @@ pub(crate) async fn run_with<C: Connector>(
             prebuilt: extras.prebuilt,
         })
         .collect();
-    match load_all(plan, &connectors, ctx).await {
+    match load::load_all(plan, &connectors, ctx).await {
         Ok(()) => {}
-        Err(LoadError::Interrupted) => return Ending::Interrupted,
+        Err(LoadFailure::Interrupted) => return Ending::Interrupted,
         Err(e) => return Ending::Failed(format!("load: {e}")),
     }
     ctx.report.status = RunStatus::Running;
     if let Err(e) = ctx.dir.write_result(ctx.report) {
         return Ending::Failed(e.to_string());
     }
-    phases::run_phases(plan, connectors, workload, ctx).await
-}
-
-async fn load_all<C: Connector>(
-    plan: &Plan,
-    connectors: &[Arc<C>],
-    ctx: &mut RunCtx<'_>,
-) -> Result<(), LoadError> {
-    let rows_done = Arc::new(AtomicU64::new(0));
-    let total = plan.estimates.rows_per_instance * connectors.len() as u64;
-    ctx.console.line(&format!(
-        "load: {} instance(s), {} tables x {} rows each (prepare = {})",
-        connectors.len(),
-        plan.workload.sysbench.tables,
-        plan.workload.sysbench.table_size,
-        plan.workload.prepare.name()
-    ));
-    let bar = ctx.console.load_bar(total);
-    let statements = Arc::new(crate::workload::sysbench::statements(
-        plan.instances[0].engine,
-    ));
-    let mut tasks = Vec::new();
-    for (i, c) in connectors.iter().enumerate() {
-        let fut = load::prepare(load::LoadJob {
-            connector: c.clone(),
-            statements: statements.clone(),
-            opts: plan.workload.sysbench.clone(),
-            mode: plan.workload.prepare,
-            seed: plan.seed,
-            instance: i as u64,
-            rows_done: rows_done.clone(),
-            cancel: ctx.cancel.clone(),
-        });
-        tasks.push(fut);
-    }
-    let ticker = bar.clone().map(|b| {
-        let rows_done = rows_done.clone();
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                b.set_position(rows_done.load(std::sync::atomic::Ordering::Relaxed));
-            }
-        })
-    });
-    let results = futures_join_all(tasks).await;
-    if let Some(t) = ticker {
-        t.abort();
-    }
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    for (i, r) in results.into_iter().enumerate() {
-        let r = r?;
-        let name = &plan.instances[i].name;
-        if r.reused {
-            ctx.console
-                .line(&format!("load {name}: reused existing data"));
-        } else {
-            ctx.console.line(&format!(
-                "load {name}: {} rows in {:.1} s ({:.0} rows/s)",
-                r.rows, r.seconds, r.rows_per_s
-            ));
+    match (plan.workload.benchmark, &plan.workload.sysbench, &plan.workload.tpcc) {
+        (BenchmarkKind::Sysbench, Some(o), _) => {
+            let workload = Arc::new(Sysbench::new(o.clone(), engine));
+            phases::run_phases(plan, connectors, workload, ctx).await
         }
-        ctx.report.instances[i].load = Some(r);
+        (BenchmarkKind::Tpcc, _, Some(o)) => {
+            let workload = match Tpcc::new(o.clone(), engine, plan.seed) {
+                Ok(w) => Arc::new(w),
+                Err(e) => return Ending::Failed(e),
+            };
+            phases::run_phases(plan, connectors, workload, ctx).await
+        }
+        _ => Ending::Failed("the plan has no options for its benchmark".into()),
     }
-    Ok(())
 }
 
 /// Await every future concurrently, keeping their order.
-async fn futures_join_all<F: std::future::Future>(futs: Vec<F>) -> Vec<F::Output> {
+pub(crate) async fn futures_join_all<F: std::future::Future>(futs: Vec<F>) -> Vec<F::Output> {
     let mut pinned: Vec<_> = futs.into_iter().map(Box::pin).collect();
     let mut out: Vec<Option<F::Output>> = (0..pinned.len()).map(|_| None).collect();
     std::future::poll_fn(|cx| {

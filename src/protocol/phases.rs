@@ -13,13 +13,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Ending, RunCtx};
 use crate::clients::runner::spawn_on;
-use crate::clients::{ClientEvent, ClientSpec, Pacing, run_client};
+use crate::clients::{ClientEvent, ClientSpec, Pacing, open_pool, run_client};
 use crate::engine::Connector;
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{InstanceRecorder, Recorded, histogram};
 use crate::report::live::interval_line;
 use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
 use crate::scenario::Plan;
+use crate::scenario::plan::TpccPacing;
+use crate::workload::tpcc;
 use crate::workload::Workload;
 
 /// How long stopping clients may take before the run moves on without them.
@@ -73,7 +75,39 @@ pub async fn run_phases<C: Connector, W: Workload>(
     let (ev_tx, mut events) = mpsc::unbounded_channel();
     let mut handles: Vec<oneshot::Receiver<()>> = Vec::new();
     let mut ending = None;
+    let pacing = match &plan.workload.tpcc {
+        Some(t) if t.pacing == TpccPacing::Spec => Pacing::Keyed {
+            ramp: tpcc::pacing::START_SPREAD,
+        },
+        _ => Pacing::for_rate(plan.workload.rate, clients),
+    };
     'spawn: for (i, connector) in connectors.iter().enumerate() {
+        let pool = if plan.workload.pooled() {
+            let n = plan.workload.connections();
+            console.line(&format!(
+                "{}: opening {n} connections shared by {clients} clients",
+                plan.instances[i].name
+            ));
+            let opened = tokio::select! {
+                p = open_pool(connector.clone(), workload.clone(), n) => p,
+                _ = cancel.cancelled() => {
+                    ending = Some(Ending::Interrupted);
+                    break 'spawn;
+                }
+            };
+            match opened {
+                Ok(p) => Some(Arc::new(p)),
+                Err(e) => {
+                    ending = Some(Ending::Failed(format!(
+                        "instance {}: {e}",
+                        plan.instances[i].name
+                    )));
+                    break 'spawn;
+                }
+            }
+        } else {
+            None
+        };
         for c in 0..clients {
             let spec = ClientSpec {
                 connector: connector.clone(),
@@ -82,9 +116,10 @@ pub async fn run_phases<C: Connector, W: Workload>(
                 instance_index: i as u64,
                 client: c,
                 seed: plan.seed,
-                pacing: Pacing::for_rate(plan.workload.rate, clients),
+                pacing,
                 max_attempts: plan.workload.max_attempts,
                 shard: recorders[i].shard_for(c),
+                pool: pool.clone(),
             };
             let fut = run_client(
                 spec,

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::servers::ServerKind;
 use crate::scenario::Plan;
 use crate::scenario::plan::{PlanInstance, PrepareMode};
-use crate::workload::sysbench::{load, statements as statements_of};
+use super::load_instance;
 
 /// One instance's copy from the pre-built directory.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -26,15 +26,22 @@ pub struct CopyReport {
     pub bytes_per_s: f64,
 }
 
-/// The pre-built copy a plan uses: same engine, tables, rows, index and seed.
+/// The pre-built copy a plan uses: same engine, benchmark data (tables, rows, index or
+/// warehouses) and seed.
 pub fn key(plan: &Plan) -> String {
-    let o = &plan.workload.sysbench;
+    let data = match (&plan.workload.sysbench, &plan.workload.tpcc) {
+        (Some(o), _) => format!(
+            "{}x{}-{}",
+            o.tables,
+            o.table_size,
+            if o.create_secondary { "k" } else { "nok" }
+        ),
+        (None, Some(t)) => format!("tpcc{}w", t.warehouses),
+        (None, None) => "empty".into(),
+    };
     format!(
-        "{}-{}x{}-{}-seed{}",
+        "{}-{data}-seed{}",
         plan.instances[0].engine.as_str(),
-        o.tables,
-        o.table_size,
-        if o.create_secondary { "k" } else { "nok" },
         plan.seed
     )
 }
@@ -59,21 +66,23 @@ pub async fn build<K: ServerKind>(
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| format!("pre-built load: {e}"))?;
-    let engine = inst.engine;
+    let index = plan
+        .instances
+        .iter()
+        .position(|i| i.name == inst.name)
+        .unwrap_or(0);
     let loaded = async {
         let connector = K::connect(&K::url(&server), None, statements)
             .await
             .map_err(|e| e.to_string())?;
-        load::prepare(load::LoadJob {
-            connector: Arc::new(connector),
-            statements: Arc::new(statements_of(engine)),
-            opts: plan.workload.sysbench.clone(),
-            mode: PrepareMode::Always,
-            seed: plan.seed,
-            instance: 0,
-            rows_done: Arc::new(AtomicU64::new(0)),
-            cancel: cancel.clone(),
-        })
+        load_instance(
+            plan,
+            Arc::new(connector),
+            index,
+            PrepareMode::Always,
+            Arc::new(AtomicU64::new(0)),
+            cancel.clone(),
+        )
         .await
         .map_err(|e| e.to_string())
     }

@@ -92,10 +92,12 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
         Err(e) => out.push(finding(Level::Warning, e.to_string())),
     }
     let w = &plan.workload;
-    let writes = !matches!(
-        w.sysbench.test,
-        SysbenchTest::OltpReadOnly | SysbenchTest::OltpPointSelect
-    );
+    let writes = w.sysbench.as_ref().is_none_or(|o| {
+        !matches!(
+            o.test,
+            SysbenchTest::OltpReadOnly | SysbenchTest::OltpPointSelect
+        )
+    });
     if plan
         .instances
         .iter()
@@ -214,7 +216,7 @@ fn open_files(plan: &Plan, out: &mut Vec<Finding>) {
 
 /// File descriptors the client side needs: one per connection plus headroom.
 pub fn needed_files(plan: &Plan) -> u64 {
-    u64::from(plan.workload.clients) * plan.instances.len() as u64 + 256
+    u64::from(plan.workload.connections()) * plan.instances.len() as u64 + 256
 }
 
 /// Raise the soft open-files limit to the hard one when the run needs more than the soft.

@@ -132,14 +132,18 @@ fn default_label(r: &RunReport, source: &str) -> String {
 /// The workload identity that must match: benchmark, test and data scale.
 fn workload_key(r: &RunReport) -> String {
     let w = &r.plan.workload;
-    format!(
-        "{:?} {} with {} tables x {} rows",
-        w.benchmark,
-        w.sysbench.test.name(),
-        w.sysbench.tables,
-        w.sysbench.table_size
-    )
-    .to_lowercase()
+    match (&w.sysbench, &w.tpcc) {
+        (Some(o), _) => format!(
+            "{:?} {} with {} tables x {} rows",
+            w.benchmark,
+            o.test.name(),
+            o.tables,
+            o.table_size
+        )
+        .to_lowercase(),
+        (None, Some(t)) => format!("tpcc with {} warehouses", t.warehouses),
+        (None, None) => "none".into(),
+    }
 }
 
 /// Build the comparison of `runs` (label or None, source text, report). Incomparable runs are
@@ -247,7 +251,7 @@ type Fact = fn(&RunReport) -> String;
 
 /// Settings that differ between runs, one line each ("clients: a = 8, b = 32").
 fn differences(runs: &[(Option<String>, String, RunReport)]) -> Vec<String> {
-    let facts: [(&str, Fact); 8] = [
+    let facts: [(&str, Fact); 9] = [
         ("clients per instance", |r| {
             r.plan.workload.clients.to_string()
         }),
@@ -273,8 +277,13 @@ fn differences(runs: &[(Option<String>, String, RunReport)]) -> Vec<String> {
             p.join(" + ")
         }),
         ("time scale", |r| r.plan.time_scale.to_string()),
-        ("rand_type", |r| {
-            r.plan.workload.sysbench.rand_type.name().to_string()
+        ("rand_type", |r| match &r.plan.workload.sysbench {
+            Some(o) => o.rand_type.name().to_string(),
+            None => "-".into(),
+        }),
+        ("pacing", |r| match &r.plan.workload.tpcc {
+            Some(t) => t.pacing.name().to_string(),
+            None => "-".into(),
         }),
     ];
     let mut out = Vec::new();

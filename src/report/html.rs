@@ -116,16 +116,17 @@ fn header(s: &mut String, r: &RunReport) {
         Some(rate) => format!("open model at {rate} tx/s per instance"),
         None => "closed loop".into(),
     };
-    row(
-        "Workload",
-        format!(
+    let what = match (&w.sysbench, &w.tpcc) {
+        (Some(o), _) => format!(
             "sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}",
-            w.sysbench.test.name(),
-            w.sysbench.tables,
-            w.sysbench.table_size,
+            o.test.name(),
+            o.tables,
+            o.table_size,
             w.clients
         ),
-    );
+        _ => w.describe(),
+    };
+    row("Workload", what);
     if r.plan.time_scale != 1.0 {
         row(
             "Time scale",

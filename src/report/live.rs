@@ -171,6 +171,7 @@ mod tests {
                     reads: 14,
                     writes: 4,
                     other: 2,
+                    rolled_back: false,
                 },
                 0,
             );

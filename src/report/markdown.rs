@@ -44,15 +44,22 @@ pub fn summary(r: &RunReport) -> String {
         Some(rate) => format!("open model at {rate} tx/s per instance"),
         None => "closed loop".into(),
     };
-    let _ = writeln!(
-        s,
-        "- Workload: sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}",
-        w.sysbench.test.name(),
-        w.sysbench.tables,
-        format_count(u64::from(w.sysbench.table_size)),
-        w.clients,
-        w.sysbench.rand_type.name()
-    );
+    match &w.sysbench {
+        Some(o) => {
+            let _ = writeln!(
+                s,
+                "- Workload: sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}",
+                o.test.name(),
+                o.tables,
+                format_count(u64::from(o.table_size)),
+                w.clients,
+                o.rand_type.name()
+            );
+        }
+        None => {
+            let _ = writeln!(s, "- Workload: {}", w.describe());
+        }
+    }
     if p.time_scale != 1.0 {
         let _ = writeln!(
             s,

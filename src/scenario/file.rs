@@ -102,7 +102,19 @@ pub struct InstanceSection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BenchmarkKind {
+    /// sysbench's OLTP tests.
     Sysbench,
+    /// TPC-C (spec rev 5.11, not audited: "TPC-C-like").
+    Tpcc,
+}
+
+impl BenchmarkKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchmarkKind::Sysbench => "sysbench",
+            BenchmarkKind::Tpcc => "tpcc",
+        }
+    }
 }
 
 impl PrepareMode {
@@ -130,11 +142,25 @@ pub enum PrepareMode {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSection {
+    /// sysbench | tpcc.
     pub benchmark: BenchmarkKind,
-    /// sysbench test name, e.g. "oltp_read_write".
-    pub test: String,
-    /// Virtual clients per instance. Default 1.
+    /// sysbench test name, e.g. "oltp_read_write" (sysbench only, required there).
+    pub test: Option<String>,
+    /// Virtual clients per instance. Default 1 (sysbench); tpcc: warehouses x
+    /// terminals_per_warehouse under spec pacing, warehouses otherwise.
     pub clients: Option<i64>,
+    /// Connections per instance shared by the clients, each held for one transaction.
+    /// Default: one per client.
+    pub connections: Option<i64>,
+    /// tpcc: warehouses per instance.
+    pub warehouses: Option<i64>,
+    /// tpcc: "spec" (keying and think times) or "none" (throughput mode). Default spec.
+    pub pacing: Option<String>,
+    /// tpcc, spec pacing: terminals per warehouse. Default 10 (other values are non-spec).
+    pub terminals_per_warehouse: Option<i64>,
+    /// tpcc: load afresh even when a finished load of the same plan is present (same as
+    /// prepare = "always"). Default false.
+    pub reload: Option<bool>,
     /// Transactions per second per instance (open model, Poisson arrivals); absent = closed loop.
     pub rate: Option<f64>,
     /// auto | always | never. Default auto.

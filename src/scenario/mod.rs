@@ -6,6 +6,7 @@ pub mod file;
 pub mod locate;
 pub mod plan;
 pub mod resolve;
+mod tpcc;
 pub mod units;
 
 use std::path::Path;

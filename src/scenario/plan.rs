@@ -52,12 +52,135 @@ pub struct PlanWorkload {
     pub benchmark: BenchmarkKind,
     /// Virtual clients per instance.
     pub clients: u32,
+    /// Connections per instance: one per client, or fewer shared by all clients, each held
+    /// only for the duration of a transaction.
+    #[serde(default)]
+    pub connections: u32,
     /// Open-model target rate per instance (transactions/s); absent = closed loop.
     pub rate: Option<f64>,
     pub prepare: PrepareMode,
     /// Attempts of one transaction before a retryable error stops the phase.
     pub max_attempts: u32,
-    pub sysbench: SysbenchOptions,
+    /// `benchmark = "sysbench"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sysbench: Option<SysbenchOptions>,
+    /// `benchmark = "tpcc"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<TpccOptions>,
+}
+
+impl PlanWorkload {
+    /// Sessions each instance opens for clients.
+    pub fn connections(&self) -> u32 {
+        if self.connections == 0 {
+            self.clients
+        } else {
+            self.connections.min(self.clients)
+        }
+    }
+
+    /// Whether clients share a pool of fewer connections.
+    pub fn pooled(&self) -> bool {
+        self.connections() < self.clients
+    }
+
+    /// Tables the workload touches (sizes table caches).
+    pub fn tables(&self) -> u32 {
+        match (&self.sysbench, &self.tpcc) {
+            (Some(o), _) => o.tables,
+            (None, Some(_)) => 9,
+            (None, None) => 1,
+        }
+    }
+
+    /// One line saying what runs, e.g. "sysbench oltp_read_write, 4 tables x 10,000 rows".
+    pub fn describe(&self) -> String {
+        match (&self.sysbench, &self.tpcc) {
+            (Some(o), _) => format!(
+                "sysbench {}, {} tables x {} rows, rand_type {}",
+                o.test.name(),
+                o.tables,
+                o.table_size,
+                o.rand_type.name()
+            ),
+            (None, Some(t)) => t.describe(self.clients, self.connections()),
+            (None, None) => "no workload".into(),
+        }
+    }
+}
+
+/// TPC-C pacing.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TpccPacing {
+    /// Keying and think times of clause 5.2.5 (the spec's terminals).
+    Spec,
+    /// No keying or think time: transactions back to back (throughput mode).
+    None,
+}
+
+impl TpccPacing {
+    pub fn name(self) -> &'static str {
+        match self {
+            TpccPacing::Spec => "spec",
+            TpccPacing::None => "none",
+        }
+    }
+}
+
+/// TPC-C options.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TpccOptions {
+    pub warehouses: u32,
+    pub pacing: TpccPacing,
+    /// Terminals (virtual users) per warehouse under spec pacing; the spec has 10.
+    pub terminals_per_warehouse: u32,
+}
+
+impl TpccOptions {
+    /// Rows the initial population holds per instance (ORDER-LINE averages 10 per order).
+    pub fn loaded_rows(&self) -> u64 {
+        let per_warehouse = 1 + 10 + 30_000 * 3 + 9_000 + 300_000 + 100_000;
+        100_000 + u64::from(self.warehouses) * per_warehouse
+    }
+
+    /// Where this mode departs from the spec, said plainly (empty when it does not).
+    pub fn deviations(&self, clients: u32, rate: Option<f64>) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.pacing {
+            TpccPacing::None => out.push(
+                "pacing = \"none\": no keying or think times (throughput mode); tpmC is not bounded by 12.86 per warehouse and efficiency is not reported".to_string(),
+            ),
+            TpccPacing::Spec if self.terminals_per_warehouse != 10 => out.push(format!(
+                "terminals_per_warehouse = {} (the spec has 10)",
+                self.terminals_per_warehouse
+            )),
+            TpccPacing::Spec => {}
+        }
+        if rate.is_some() {
+            out.push("rate: open-model arrivals instead of terminals' own pacing".to_string());
+        }
+        let w = u64::from(self.warehouses);
+        if u64::from(clients) < w {
+            out.push(format!(
+                "{clients} clients for {w} warehouses: only {clients} warehouses are home to a terminal"
+            ));
+        }
+        out
+    }
+
+    pub fn describe(&self, clients: u32, connections: u32) -> String {
+        let pool = if connections < clients {
+            format!(" on {connections} connections")
+        } else {
+            String::new()
+        };
+        format!(
+            "TPC-C-like, {} warehouses, pacing {}, {clients} virtual users{pool}",
+            self.warehouses,
+            self.pacing.name()
+        )
+    }
 }
 
 /// sysbench OLTP tests, by their sysbench names.

@@ -66,16 +66,33 @@ pub fn resolve(
     let workload = resolve_workload(&file.workload, &root.key("workload"))?;
     let phases = resolve_phases(&file.phase, &root.key("phase"), time_scale)?;
 
-    let rows_per_instance = workload.sysbench.loaded_rows();
+    if workload.pooled() && instances.iter().any(|i| !i.engine.is_server()) {
+        return Err(Invalid::new(
+            root.key("workload").key("connections"),
+            "SQLite clients each need their own connection (an embedded engine, one thread per client); remove connections",
+        ));
+    }
+    let rows_per_instance = match (&workload.sysbench, &workload.tpcc) {
+        (Some(o), _) => o.loaded_rows(),
+        (None, Some(t)) => t.loaded_rows(),
+        (None, None) => 0,
+    };
     let data_bytes_per_instance = instances
         .iter()
-        .map(|i| engine::estimate_sysbench_bytes(i.engine, &workload.sysbench))
+        .map(|i| match (&workload.sysbench, &workload.tpcc) {
+            (Some(o), _) => engine::estimate_sysbench_bytes(i.engine, o),
+            (None, Some(t)) => engine::estimate_tpcc_bytes(i.engine, t.warehouses),
+            (None, None) => 0,
+        })
         .max()
         .unwrap_or(0);
     let shards = u64::from(crate::metrics::shard_count(workload.clients));
+    // Per connection: driver buffers and prepared statements; per client: its task, RNG and
+    // inputs.
     let client_memory_bytes = instances.len() as u64
         * (shards * crate::metrics::SHARD_BYTES_ESTIMATE
-            + u64::from(workload.clients) * 256 * 1024);
+            + u64::from(workload.connections()) * 256 * 1024
+            + u64::from(workload.clients) * 8 * 1024);
     let phases_total_ms = phases.iter().map(|p| p.duration_ms).sum();
     Ok(Plan {
         name: name.to_string(),
@@ -114,7 +131,7 @@ fn positive_duration(text: &str, key: KeyPath) -> Result<Duration, Invalid> {
 }
 
 /// An integer option with bounds; absent means `default`.
-fn int_in(
+pub(super) fn int_in(
     value: Option<i64>,
     default: i64,
     min: i64,
@@ -301,19 +318,6 @@ fn check_url(url: &str, scheme: &str, key: &KeyPath) -> Result<(), Invalid> {
 }
 
 fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, Invalid> {
-    let test = SysbenchTest::from_name(&w.test).ok_or_else(|| {
-        let names: Vec<_> = SysbenchTest::ALL.iter().map(|t| t.name()).collect();
-        Invalid::new(
-            key.key("test"),
-            format!(
-                "unknown sysbench test {:?}; known: {}",
-                w.test,
-                names.join(", ")
-            ),
-        )
-    })?;
-    let d = SysbenchOptions::defaults(test);
-    let clients = int_in(w.clients, 1, 1, MAX_CLIENTS, key.key("clients"))?;
     if let Some(rate) = w.rate
         && !(rate.is_finite() && rate > 0.0)
     {
@@ -323,6 +327,123 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
         ));
     }
     let max_attempts = int_in(w.max_attempts, 100, 1, 1_000_000, key.key("max_attempts"))?;
+    let mut prepare = w.prepare.unwrap_or(PrepareMode::Auto);
+    let (clients, sysbench, tpcc) = match w.benchmark {
+        BenchmarkKind::Sysbench => {
+            only_for(w.benchmark, tpcc_keys(w), key)?;
+            let clients = int_in(w.clients, 1, 1, MAX_CLIENTS, key.key("clients"))?;
+            (clients, Some(resolve_sysbench(w, key)?), None)
+        }
+        BenchmarkKind::Tpcc => {
+            only_for(w.benchmark, sysbench_keys(w), key)?;
+            if w.reload == Some(true) {
+                if w.prepare == Some(PrepareMode::Never) {
+                    return Err(Invalid::new(
+                        key.key("reload"),
+                        "contradicts prepare = \"never\"",
+                    ));
+                }
+                prepare = PrepareMode::Always;
+            }
+            let (clients, tpcc) = super::tpcc::resolve(w, key)?;
+            (clients, None, Some(tpcc))
+        }
+    };
+    let connections = int_in(
+        w.connections,
+        clients.into(),
+        1,
+        clients.into(),
+        key.key("connections"),
+    )?;
+    Ok(PlanWorkload {
+        benchmark: w.benchmark,
+        clients,
+        connections,
+        rate: w.rate,
+        prepare,
+        max_attempts,
+        sysbench,
+        tpcc,
+    })
+}
+
+/// Keys set in the section that belong to another benchmark.
+fn only_for(
+    benchmark: BenchmarkKind,
+    others: Vec<&'static str>,
+    key: &KeyPath,
+) -> Result<(), Invalid> {
+    match others.first() {
+        None => Ok(()),
+        Some(k) => Err(Invalid::new(
+            key.key(k),
+            format!("does not apply to benchmark = \"{}\"", benchmark.name()),
+        )),
+    }
+}
+
+fn tpcc_keys(w: &WorkloadSection) -> Vec<&'static str> {
+    [
+        ("warehouses", w.warehouses.is_some()),
+        ("pacing", w.pacing.is_some()),
+        ("terminals_per_warehouse", w.terminals_per_warehouse.is_some()),
+        ("reload", w.reload.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(k, set)| set.then_some(k))
+    .collect()
+}
+
+fn sysbench_keys(w: &WorkloadSection) -> Vec<&'static str> {
+    [
+        ("test", w.test.is_some()),
+        ("tables", w.tables.is_some()),
+        ("table_size", w.table_size.is_some()),
+        ("range_size", w.range_size.is_some()),
+        ("point_selects", w.point_selects.is_some()),
+        ("simple_ranges", w.simple_ranges.is_some()),
+        ("sum_ranges", w.sum_ranges.is_some()),
+        ("order_ranges", w.order_ranges.is_some()),
+        ("distinct_ranges", w.distinct_ranges.is_some()),
+        ("index_updates", w.index_updates.is_some()),
+        ("non_index_updates", w.non_index_updates.is_some()),
+        ("delete_inserts", w.delete_inserts.is_some()),
+        ("range_selects", w.range_selects.is_some()),
+        ("skip_trx", w.skip_trx.is_some()),
+        ("auto_inc", w.auto_inc.is_some()),
+        ("create_secondary", w.create_secondary.is_some()),
+        ("rand_type", w.rand_type.is_some()),
+        ("rand_spec_pct", w.rand_spec_pct.is_some()),
+        ("rand_spec_res", w.rand_spec_res.is_some()),
+        ("rand_spec_iter", w.rand_spec_iter.is_some()),
+        ("rand_pareto_h", w.rand_pareto_h.is_some()),
+        ("rand_zipfian_exp", w.rand_zipfian_exp.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(k, set)| set.then_some(k))
+    .collect()
+}
+
+fn resolve_sysbench(w: &WorkloadSection, key: &KeyPath) -> Result<SysbenchOptions, Invalid> {
+    let Some(name) = &w.test else {
+        return Err(Invalid::new(
+            key.key("test"),
+            "is required for benchmark = \"sysbench\" (e.g. test = \"oltp_read_write\")",
+        ));
+    };
+    let test = SysbenchTest::from_name(name).ok_or_else(|| {
+        let names: Vec<_> = SysbenchTest::ALL.iter().map(|t| t.name()).collect();
+        Invalid::new(
+            key.key("test"),
+            format!(
+                "unknown sysbench test {:?}; known: {}",
+                name,
+                names.join(", ")
+            ),
+        )
+    })?;
+    let d = SysbenchOptions::defaults(test);
     let table_size = int_in(
         w.table_size,
         d.table_size.into(),
@@ -407,14 +528,7 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
         rand_pareto_h,
         rand_zipfian_exp,
     };
-    Ok(PlanWorkload {
-        benchmark: w.benchmark,
-        clients,
-        rate: w.rate,
-        prepare: w.prepare.unwrap_or(PrepareMode::Auto),
-        max_attempts,
-        sysbench,
-    })
+    Ok(sysbench)
 }
 
 fn resolve_phases(

@@ -9,23 +9,30 @@ pub mod sysbench;
 pub mod tpcc;
 
 use std::future::Future;
+use std::time::Duration;
 
 use crate::engine::{EngineError, Session};
 pub use rng::Rng;
 
-/// Statements one executed transaction ran, by sysbench's classes.
+/// What one executed transaction did: its statements by sysbench's classes, and whether it
+/// ended in a rollback its inputs asked for (TPC-C's 1 % of New-Orders), which is an outcome,
+/// not an error.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StatementCounts {
     pub reads: u32,
     pub writes: u32,
     pub other: u32,
+    pub rolled_back: bool,
 }
 
 pub trait Workload: Send + Sync + 'static {
-    /// Per-client state (prepared statement ids, buffers).
+    /// Per-connection state (prepared statement ids, buffers).
     type Client: Send + 'static;
+    /// Per-virtual-client state that outlives connections (a TPC-C terminal's home warehouse
+    /// and deck; a sysbench client's id).
+    type Terminal: Send + 'static;
     /// Inputs of one transaction.
-    type Inputs: Send + 'static;
+    type Inputs: Send + Sync + 'static;
 
     /// Names of the transaction kinds, reported separately; index = `kind_of`.
     fn kinds(&self) -> &'static [&'static str];
@@ -34,10 +41,20 @@ pub trait Workload: Send + Sync + 'static {
         &self,
         session: &mut S,
     ) -> impl Future<Output = Result<Self::Client, EngineError>> + Send;
-    /// Generate the next transaction's inputs. Pure.
-    fn generate(&self, rng: &mut Rng, client: u64, seq: u64) -> Self::Inputs;
+    /// The state of virtual client `client` (0-based within its instance).
+    fn terminal(&self, client: u32, rng: &mut Rng) -> Self::Terminal;
+    /// Generate the next transaction's inputs (`seq` counts the client's transactions). Pure.
+    fn generate(&self, terminal: &mut Self::Terminal, rng: &mut Rng, seq: u64) -> Self::Inputs;
     /// Transaction kind of these inputs (index into `kinds`).
     fn kind_of(&self, inputs: &Self::Inputs) -> usize;
+    /// Keyed pacing: the time a user spends keying these inputs before the transaction starts.
+    fn keying_time(&self, _inputs: &Self::Inputs) -> Duration {
+        Duration::ZERO
+    }
+    /// Keyed pacing: the time a user thinks after this transaction's answer.
+    fn think_time(&self, _inputs: &Self::Inputs, _rng: &mut Rng) -> Duration {
+        Duration::ZERO
+    }
     /// Run one attempt of the transaction.
     fn execute<S: Session>(
         &self,

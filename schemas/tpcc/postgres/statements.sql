@@ -101,6 +101,10 @@ SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = $ AND ol_d_
 -- name: begin
 BEGIN;
 
+-- Order-Status and Stock-Level only read.
+-- name: begin_read
+BEGIN READ ONLY;
+
 -- name: commit
 COMMIT;
 

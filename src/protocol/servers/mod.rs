@@ -18,7 +18,6 @@ use crate::engine::{Connector, EngineError};
 use crate::report::live::Console;
 use crate::scenario::Plan;
 use crate::scenario::plan::{EngineKind, PlanInstance, Provision};
-use crate::workload::sysbench::Sysbench;
 
 pub use mysql::MysqlServer;
 pub use postgres::PostgresServer;
@@ -85,8 +84,7 @@ pub fn password(inst: &PlanInstance) -> Result<Option<String>, String> {
 }
 
 async fn run_kind<K: ServerKind>(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
-    let engine = plan.instances[0].engine;
-    let statements = Sysbench::new(plan.workload.sysbench.clone(), engine).statements_per_client();
+    let statements = super::statements_per_client(plan);
     let target = PathBuf::from(&plan.target_path);
     let mut servers: Vec<(usize, K::Instance)> = Vec::new();
     let copies = match copy_prebuilt::<K>(plan, statements, ctx).await {

@@ -29,8 +29,8 @@ pub struct MysqlServer;
 
 /// Server settings for a private instance sized from the plan.
 fn settings(plan: &Plan, config: &MysqlConfig, statements_per_client: usize) -> MariadbSettings {
-    let clients = u64::from(plan.workload.clients);
-    let tables = u64::from(plan.workload.sysbench.tables);
+    let clients = u64::from(plan.workload.connections());
+    let tables = u64::from(plan.workload.tables());
     MariadbSettings {
         server_bin: config.server_bin.as_ref().map(PathBuf::from),
         buffer_pool_bytes: config.buffer_pool_bytes,
@@ -107,7 +107,7 @@ impl ServerKind for MysqlServer {
         vars: &BTreeMap<String, String>,
         statements: usize,
     ) -> Result<(), String> {
-        let clients = u64::from(plan.workload.clients);
+        let clients = u64::from(plan.workload.connections());
         let needs = [
             ("max_connections", clients + 10),
             ("max_prepared_stmt_count", clients * statements as u64),

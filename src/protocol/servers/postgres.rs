@@ -37,7 +37,7 @@ fn settings(plan: &Plan, config: &PostgresConfig) -> PostgresSettings {
         checkpoint_timeout_s: config.checkpoint_timeout_s,
         extra: config.extra.clone(),
         // clients + loaders + a few for us
-        max_connections: (plan.workload.clients + 64).min(100_000),
+        max_connections: (plan.workload.connections() + 64).min(100_000),
     }
 }
 
@@ -97,7 +97,7 @@ impl ServerKind for PostgresServer {
         vars: &BTreeMap<String, String>,
         _statements: usize,
     ) -> Result<(), String> {
-        let need = u64::from(plan.workload.clients) + 10;
+        let need = u64::from(plan.workload.connections()) + 10;
         if let Some(have) = vars
             .get("max_connections")
             .and_then(|v| v.parse::<u64>().ok())

@@ -303,6 +303,8 @@ pub fn unique_id(client: u64, seq: u64) -> i64 {
 
 impl Workload for Sysbench {
     type Client = SysbenchClient;
+    /// The client's id (sysbench's thread id), part of oltp_insert's unique ids.
+    type Terminal = u64;
     type Inputs = Vec<Call>;
 
     fn kinds(&self) -> &'static [&'static str] {
@@ -342,8 +344,12 @@ impl Workload for Sysbench {
         })
     }
 
-    fn generate(&self, rng: &mut Rng, client: u64, seq: u64) -> Vec<Call> {
-        self.event(rng, client, seq)
+    fn terminal(&self, client: u32, _rng: &mut Rng) -> u64 {
+        u64::from(client)
+    }
+
+    fn generate(&self, client: &mut u64, rng: &mut Rng, seq: u64) -> Vec<Call> {
+        self.event(rng, *client, seq)
     }
 
     fn kind_of(&self, _inputs: &Vec<Call>) -> usize {

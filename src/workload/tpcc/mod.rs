@@ -1,8 +1,9 @@
-//! TPC-C (spec rev 5.11): the pure part so far. Random functions and NURand constants
-//! (`rand`), customer last names (`names`), the transaction mix by the deck method (`deck`),
-//! the inputs of the five transactions for a terminal (`input`), keying and think times
-//! (`pacing`), the tables (`table`) and the initial population's rows (`data`, `rows`). No
-//! I/O anywhere here.
+//! TPC-C (spec rev 5.11). Pure parts: random functions and NURand constants (`rand`),
+//! customer last names (`names`), the transaction mix by the deck method (`deck`), the inputs
+//! of the five transactions for a terminal (`input`), keying and think times (`pacing`), the
+//! tables (`table`) and the initial population's rows (`data`, `rows`). Against a `Session`:
+//! the DDL and statements (`schema`), the loader (`load`), the five transactions (`txn`) and
+//! the [`Workload`](crate::workload::Workload) that runs them (`workload`).
 
 pub mod data;
 pub mod deck;
@@ -14,6 +15,8 @@ pub mod rand;
 pub mod rows;
 pub mod schema;
 pub mod table;
+pub mod txn;
+pub mod workload;
 
 /// The five transaction kinds; `index()` is their position in [`KIND_NAMES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

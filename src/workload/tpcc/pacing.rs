@@ -13,6 +13,9 @@ pub const KEYING_S: [u64; 5] = [18, 3, 2, 2, 2];
 pub const THINK_MEAN_S: [u64; 5] = [12, 12, 10, 5, 5];
 /// Think times are truncated at this multiple of their mean.
 pub const THINK_CAP_FACTOR: u64 = 10;
+/// Terminals make their first transaction's keying start uniformly within this of the clock's
+/// start (the longest mean think time), so thousands of terminals do not key in lockstep.
+pub const START_SPREAD: Duration = Duration::from_secs(12);
 
 /// The fixed keying time of `kind`.
 pub fn keying_time(kind: Kind) -> Duration {

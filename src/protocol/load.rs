@@ -1,0 +1,156 @@
+//! Loading every instance before the phases, whatever the benchmark: one load per instance,
+//! all in parallel, with one progress bar over their rows. The benchmark is dispatched here
+//! (and in `statements_per_client`), once.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{RunCtx, futures_join_all};
+use crate::engine::Connector;
+use crate::scenario::Plan;
+use crate::scenario::plan::PrepareMode;
+use crate::workload::sysbench::Sysbench;
+use crate::workload::sysbench::load::{self as sysbench_load, LoadError, LoadReport};
+use crate::workload::tpcc::load::{self as tpcc_load, TpccLoadError};
+use crate::workload::tpcc::schema as tpcc_schema;
+use crate::workload::tpcc::workload::{Tpcc, load_params, timestamp_now};
+
+/// Statements each client connection prepares (sizes the servers' statement limits).
+pub fn statements_per_client(plan: &Plan) -> usize {
+    let engine = plan.instances.first().map(|i| i.engine);
+    match (&plan.workload.sysbench, engine) {
+        (Some(o), Some(engine)) => Sysbench::new(o.clone(), engine).statements_per_client(),
+        _ => Tpcc::statements_per_client(),
+    }
+}
+
+/// Why a load did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadFailure {
+    #[error("load interrupted")]
+    Interrupted,
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<LoadError> for LoadFailure {
+    fn from(e: LoadError) -> Self {
+        match e {
+            LoadError::Interrupted => LoadFailure::Interrupted,
+            e => LoadFailure::Failed(e.to_string()),
+        }
+    }
+}
+
+impl From<TpccLoadError> for LoadFailure {
+    fn from(e: TpccLoadError) -> Self {
+        match e {
+            TpccLoadError::Interrupted => LoadFailure::Interrupted,
+            e => LoadFailure::Failed(e.to_string()),
+        }
+    }
+}
+
+/// Load (or reuse) the data of instance `index` through `connector`.
+pub async fn load_instance<C: Connector>(
+    plan: &Plan,
+    connector: Arc<C>,
+    index: usize,
+    mode: PrepareMode,
+    rows_done: Arc<AtomicU64>,
+    cancel: CancellationToken,
+) -> Result<LoadReport, LoadFailure> {
+    let engine = plan.instances[index].engine;
+    if let Some(o) = &plan.workload.sysbench {
+        return Ok(sysbench_load::prepare(sysbench_load::LoadJob {
+            connector,
+            statements: Arc::new(crate::workload::sysbench::statements(engine)),
+            opts: o.clone(),
+            mode,
+            seed: plan.seed,
+            instance: index as u64,
+            rows_done,
+            cancel,
+        })
+        .await?);
+    }
+    let Some(o) = &plan.workload.tpcc else {
+        return Err(LoadFailure::Failed("the plan has no workload options".into()));
+    };
+    Ok(tpcc_load::load(tpcc_load::TpccLoadJob {
+        connector,
+        schema: Arc::new(tpcc_schema::schema(engine).map_err(LoadFailure::Failed)?),
+        statements: Arc::new(tpcc_schema::statements(engine).map_err(LoadFailure::Failed)?),
+        warehouses: o.warehouses,
+        params: Arc::new(load_params(plan.seed, timestamp_now())),
+        instance: index as u64,
+        rows_done,
+        cancel,
+    })
+    .await?)
+}
+
+/// Load every instance in parallel, reporting progress and each instance's load.
+pub(super) async fn load_all<C: Connector>(
+    plan: &Plan,
+    connectors: &[Arc<C>],
+    ctx: &mut RunCtx<'_>,
+) -> Result<(), LoadFailure> {
+    let rows_done = Arc::new(AtomicU64::new(0));
+    let total = plan.estimates.rows_per_instance * connectors.len() as u64;
+    ctx.console.line(&format!(
+        "load: {} instance(s), {} (prepare = {})",
+        connectors.len(),
+        plan.workload.describe(),
+        plan.workload.prepare.name()
+    ));
+    let bar = ctx.console.load_bar(total);
+    let tasks: Vec<_> = connectors
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            load_instance(
+                plan,
+                c.clone(),
+                i,
+                plan.workload.prepare,
+                rows_done.clone(),
+                ctx.cancel.clone(),
+            )
+        })
+        .collect();
+    let ticker = bar.clone().map(|b| {
+        let rows_done = rows_done.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                b.set_position(rows_done.load(Ordering::Relaxed));
+            }
+        })
+    });
+    let results = futures_join_all(tasks).await;
+    if let Some(t) = ticker {
+        t.abort();
+    }
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    for (i, r) in results.into_iter().enumerate() {
+        let r = r?;
+        let name = &plan.instances[i].name;
+        if r.reused {
+            ctx.console
+                .line(&format!("load {name}: reused existing data"));
+        } else {
+            ctx.console.line(&format!(
+                "load {name}: {} rows in {:.1} s ({:.0} rows/s)",
+                r.rows, r.seconds, r.rows_per_s
+            ));
+        }
+        ctx.report.instances[i].load = Some(r);
+    }
+    Ok(())
+}
