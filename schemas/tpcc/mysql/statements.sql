@@ -110,3 +110,14 @@ ROLLBACK;
 -- The parameter mark, for statements built from column lists (the loader's INSERTs).
 -- name: placeholder
 ?
+
+-- The load record, shared with sysbench (same table, keys prefixed by benchmark).
+
+-- name: meta_create
+CREATE TABLE IF NOT EXISTS drivebench_meta (name VARCHAR(64) NOT NULL PRIMARY KEY, value TEXT NOT NULL) ENGINE = InnoDB;
+
+-- name: meta_get
+SELECT value FROM drivebench_meta WHERE name = ?;
+
+-- name: meta_put
+REPLACE INTO drivebench_meta (name, value) VALUES (?, ?);

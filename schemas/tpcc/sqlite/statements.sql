@@ -110,3 +110,14 @@ ROLLBACK;
 -- The parameter mark, for statements built from column lists (the loader's INSERTs).
 -- name: placeholder
 ?
+
+-- The load record, shared with sysbench (same table, keys prefixed by benchmark).
+
+-- name: meta_create
+CREATE TABLE IF NOT EXISTS drivebench_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+-- name: meta_get
+SELECT value FROM drivebench_meta WHERE key = ?1;
+
+-- name: meta_put
+INSERT OR REPLACE INTO drivebench_meta (key, value) VALUES (?1, ?2);

@@ -83,6 +83,7 @@ mod tests {
         let st = statements(EngineKind::Sqlite).unwrap();
         let db = rusqlite::Connection::open_in_memory().unwrap();
         db.execute_batch(schema_text(EngineKind::Sqlite)).unwrap();
+        db.execute_batch(&st.render("meta_create", &[])).unwrap();
         // "placeholder" is a fragment (the engine's parameter mark), not a statement.
         for name in sqlite.into_iter().filter(|n| *n != "placeholder") {
             let sql = st.render(name, &[]);
