@@ -1,9 +1,11 @@
-//! TPC-C (spec rev 5.11): the pure part so far. Random functions and NURand constants
+//! TPC-C (spec rev 5.11). Random functions and NURand constants
 //! (`rand`), customer last names (`names`), the transaction mix by the deck method (`deck`),
 //! the inputs of the five transactions for a terminal (`input`), keying and think times
-//! (`pacing`), the tables (`table`) and the initial population's rows (`data`, `rows`). No
-//! I/O anywhere here.
+//! (`pacing`), the tables (`table`) and the initial population's rows (`data`, `rows`) are
+//! pure; the loader (`load`, with its record of what was loaded) and the consistency checks of
+//! clause 3.3.2 (`check`) run against a `Session`.
 
+pub mod check;
 pub mod data;
 pub mod deck;
 pub mod input;
