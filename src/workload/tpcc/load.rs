@@ -84,7 +84,8 @@ pub struct TpccLoadJob<C: Connector> {
     pub name: String,
     /// Load even when a COMPLETE load with the same signature is there, or an unfinished one.
     pub reload: bool,
-    /// The engine's schema.sql and statements.sql.
+    /// The engine's schema.sql and statements.sql (which also holds the `meta_*` statements
+    /// of the load record).
     pub schema: Arc<Statements>,
     pub statements: Arc<Statements>,
     pub warehouses: u32,
@@ -95,6 +96,8 @@ pub struct TpccLoadJob<C: Connector> {
     pub cancel: CancellationToken,
 }
 
+/// Load one instance's data, or reuse a finished load of the same signature (see the module
+/// doc); refuses an unfinished load unless `reload`.
 pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccLoadError> {
     let started = Instant::now();
     let mut s = job.connector.connect().await.map_err(step("connect"))?;
