@@ -1,6 +1,7 @@
 //! Against real MariaDB servers that the tests start themselves (private instances on
 //! temporary directories, ports of their own): provisioning lifecycle, side-by-side instances,
-//! external mode, deadlocks under contention, a server killed mid-phase, and Ctrl-C.
+//! external mode, deadlocks under contention, a server killed mid-phase, Ctrl-C, and one TPC-C
+//! warehouse loaded, checked for consistency and reused.
 //! .ci/run installs mariadb-server when it is missing.
 
 mod common;
@@ -245,4 +246,41 @@ fn a_prebuilt_database_is_built_once_and_copied_before_every_run() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(built.len(), 1, "one pre-built copy: {built:?}");
+}
+
+#[test]
+fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
+    use drivebench::engine::mysql::MysqlConnector;
+    use drivebench::provision::mariadb::{MariadbInstance, MariadbSettings};
+    use drivebench::scenario::plan::EngineKind;
+    let tmp = tempfile::tempdir().unwrap();
+    let settings = MariadbSettings {
+        server_bin: None,
+        buffer_pool_bytes: 256 << 20,
+        log_file_size_bytes: None,
+        flush_log_at_trx_commit: Some(2),
+        flush_method: None,
+        io_capacity: None,
+        extra: Default::default(),
+        max_connections: 200,
+        max_prepared_stmt_count: 100_000,
+        table_open_cache: 400,
+    };
+    let server = MariadbInstance::start(
+        "tpcc",
+        &tmp.path().join("srv"),
+        &settings,
+        Duration::from_secs(120),
+    )
+    .unwrap();
+    let url = format!("{}drivebench_tpcc", server.url());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (results, took) = rt.block_on(async {
+        let connector = MysqlConnector::new(&url, None, 64).await.unwrap();
+        common::tpcc::load_and_check(std::sync::Arc::new(connector), EngineKind::Mariadb).await
+    });
+    eprintln!("checks on 1 warehouse (MariaDB): {took:?}");
+    assert_eq!(results.len(), 13, "{results:#?}");
+    assert!(results.iter().all(|r| r.passed), "{results:#?}");
+    drop(server);
 }

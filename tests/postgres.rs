@@ -1,6 +1,7 @@
 //! Against real PostgreSQL clusters that the tests start themselves (private instances on
 //! temporary directories, ports of their own): lifecycle, side-by-side instances, external
-//! mode, retries under contention, a server killed mid-phase, and Ctrl-C.
+//! mode, retries under contention, a server killed mid-phase, Ctrl-C, and one TPC-C warehouse
+//! loaded, checked for consistency and reused.
 //! .ci/run installs the postgresql binaries when they are missing.
 
 mod common;
@@ -263,5 +264,38 @@ fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
             Some(&Value::Text("1999-12-31 23:59:59.250000".into()))
         );
     });
+    drop(server);
+}
+
+#[test]
+fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
+    use drivebench::engine::postgres::PgConnector;
+    use drivebench::provision::postgres::{PostgresInstance, PostgresSettings};
+    use drivebench::scenario::plan::EngineKind;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let server = PostgresInstance::start(
+        "tpcc",
+        &tmp.path().join("srv"),
+        &PostgresSettings::default(),
+        Duration::from_secs(120),
+    )
+    .unwrap();
+    let url = format!(
+        "postgres://postgres@127.0.0.1:{}/drivebench_tpcc",
+        server.port()
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (results, took) = rt.block_on(async {
+        let connector = PgConnector::new(&url, None).await.unwrap();
+        common::tpcc::load_and_check(std::sync::Arc::new(connector), EngineKind::Postgres).await
+    });
+    eprintln!("checks on 1 warehouse (PostgreSQL): {took:?}");
+    assert_eq!(results.len(), 13, "{results:#?}");
+    assert!(results.iter().all(|r| r.passed), "{results:#?}");
     drop(server);
 }

@@ -89,6 +89,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         phases: Vec::new(),
         preflight: findings,
         sweeps: Vec::new(),
+        checks: Vec::new(),
         warnings: Vec::new(),
     };
     let cancel = CancellationToken::new();
@@ -120,7 +121,18 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         Ending::Complete => {
             report.status = RunStatus::Complete;
             report.complete = true;
-            EXIT_OK
+            let failed: Vec<String> = report
+                .checks
+                .iter()
+                .filter(|c| !c.passed)
+                .map(|c| format!("{}: {}", c.instance, c.name))
+                .collect();
+            if failed.is_empty() {
+                EXIT_OK
+            } else {
+                report.error = Some(format!("consistency checks failed: {}", failed.join("; ")));
+                EXIT_FAILED
+            }
         }
         Ending::Failed(e) => {
             report.status = RunStatus::Failed;

@@ -82,6 +82,9 @@ pub async fn load_instance<C: Connector>(
     };
     Ok(tpcc_load::load(tpcc_load::TpccLoadJob {
         connector,
+        name: plan.instances[index].name.clone(),
+        reload: mode == PrepareMode::Always,
+        never_load: mode == PrepareMode::Never,
         schema: Arc::new(tpcc_schema::schema(engine).map_err(LoadFailure::Failed)?),
         statements: Arc::new(tpcc_schema::statements(engine).map_err(LoadFailure::Failed)?),
         warehouses: o.warehouses,

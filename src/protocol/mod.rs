@@ -8,6 +8,7 @@
 pub mod curve;
 mod load;
 mod phases;
+mod tpcc;
 pub mod prebuilt;
 pub mod preflight;
 pub mod servers;
@@ -135,14 +136,35 @@ pub(crate) async fn run_with<C: Connector>(
     match (plan.workload.benchmark, &plan.workload.sysbench, &plan.workload.tpcc) {
         (BenchmarkKind::Sysbench, Some(o), _) => {
             let workload = Arc::new(Sysbench::new(o.clone(), engine));
-            phases::run_phases(plan, connectors, workload, ctx).await
+            phases::run_phases(plan, connectors, workload, None, ctx).await
         }
         (BenchmarkKind::Tpcc, _, Some(o)) => {
             let workload = match Tpcc::new(o.clone(), engine, plan.seed) {
                 Ok(w) => Arc::new(w),
                 Err(e) => return Ending::Failed(e),
             };
-            phases::run_phases(plan, connectors, workload, ctx).await
+            let mut probe = tpcc::NewOrderProbe::open(plan, &connectors).await;
+            let ending =
+                phases::run_phases(plan, connectors.clone(), workload, Some(&mut probe), ctx)
+                    .await;
+            drop(probe);
+            if ending != Ending::Complete {
+                return ending;
+            }
+            ctx.console.line("consistency checks (TPC-C 3.3.2)");
+            match tpcc::run_checks(plan, &connectors, o.warehouses).await {
+                Ok(checks) => {
+                    for c in checks.iter().filter(|c| !c.passed) {
+                        ctx.console.always(&format!(
+                            "check failed on {}: {}: {}",
+                            c.instance, c.name, c.detail
+                        ));
+                    }
+                    ctx.report.checks = checks;
+                    ending
+                }
+                Err(e) => Ending::Failed(e),
+            }
         }
         _ => Ending::Failed("the plan has no options for its benchmark".into()),
     }

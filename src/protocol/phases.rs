@@ -18,7 +18,9 @@ use crate::engine::Connector;
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{InstanceRecorder, Recorded, histogram};
 use crate::report::live::interval_line;
+use super::tpcc::NewOrderProbe;
 use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
+use crate::report::tpcc::phase_figures;
 use crate::scenario::Plan;
 use crate::scenario::plan::TpccPacing;
 use crate::workload::tpcc;
@@ -52,10 +54,12 @@ async fn wait(
     }
 }
 
+/// Run every phase; `probe` (TPC-C) is read at each phase boundary for NOPM.
 pub async fn run_phases<C: Connector, W: Workload>(
     plan: &Plan,
     connectors: Vec<Arc<C>>,
     workload: Arc<W>,
+    mut probe: Option<&mut NewOrderProbe<C>>,
     ctx: &mut RunCtx<'_>,
 ) -> Ending {
     let RunCtx {
@@ -161,6 +165,10 @@ pub async fn run_phases<C: Connector, W: Workload>(
         "{total_clients} clients connected; starting {} phase(s)",
         plan.phases.len()
     ));
+    let mut schema_count = match probe.as_mut() {
+        Some(p) => p.sample().await,
+        None => None,
+    };
     let t0 = Instant::now();
     let _ = start_tx.send(Some(t0));
     let interval = Duration::from_millis(plan.report_interval_ms);
@@ -223,7 +231,15 @@ pub async fn run_phases<C: Connector, W: Workload>(
         }
         let seconds = (last_tick - phase_start).as_secs_f64();
         let completed = stop.is_none();
-        report.phases.push(close_phase(
+        let count_now = match probe.as_mut() {
+            Some(p) => p.sample().await,
+            None => None,
+        };
+        let new_orders = count_now
+            .zip(schema_count)
+            .map(|(end, start)| end.saturating_sub(start));
+        schema_count = count_now;
+        let mut closed = close_phase(
             plan,
             phase,
             kinds,
@@ -232,7 +248,18 @@ pub async fn run_phases<C: Connector, W: Workload>(
             seconds,
             completed,
             (phase_start - t0).as_secs_f64(),
-        ));
+        );
+        if let Some(t) = plan.workload.tpcc.as_ref().filter(|_| phase.record) {
+            closed.tpcc = Some(phase_figures(
+                &closed.summary,
+                t,
+                clients,
+                plan.workload.rate,
+                plan.instances.len(),
+                new_orders,
+            ));
+        }
+        report.phases.push(closed);
         phase_start = last_tick;
         if let Err(e) = dir.write_result(report) {
             stop.get_or_insert(Ending::Failed(e.to_string()));
@@ -280,6 +307,7 @@ fn close_phase(
         histogram: histogram::encode(&all.response_total()),
         per_instance,
         series,
+        tpcc: None,
     }
 }
 

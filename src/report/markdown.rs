@@ -94,6 +94,18 @@ pub fn summary(r: &RunReport) -> String {
     if r.phases.is_empty() {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
+    if !r.checks.is_empty() {
+        let failed: Vec<_> = r.checks.iter().filter(|c| !c.passed).collect();
+        let _ = writeln!(
+            s,
+            "\n## Consistency checks\n\n{} of {} passed.",
+            r.checks.len() - failed.len(),
+            r.checks.len()
+        );
+        for c in failed {
+            let _ = writeln!(s, "- FAILED {}: {}: {}", c.instance, c.name, c.detail);
+        }
+    }
     s
 }
 
@@ -156,5 +168,62 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
             .map(|e| format!("{} x{}", e.code, e.count))
             .collect();
         let _ = writeln!(s, "Errors by code: {}.", codes.join(", "));
+    }
+    if let Some(tp) = &ph.tpcc {
+        tpcc_section(s, ph, tp);
+    }
+}
+
+/// Per-kind figures and the TPC-C-like headline of a phase.
+fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
+    let _ = writeln!(
+        s,
+        "
+| kind | transactions | share % (min) | avg (ms) | p90 (ms) (limit) | p99 (ms) | max (ms) | rolled back | retries | errors |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for ((k, mix), limit) in ph
+        .summary
+        .per_kind
+        .iter()
+        .zip(&tp.mix)
+        .zip(&tp.response_time_limits)
+    {
+        let errors: u64 = k.errors_by_code.iter().map(|e| e.count).sum();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} ({:.0}){} | {:.3} | {:.1} ({:.0}){} | {:.3} | {:.3} | {} | {} | {errors} |",
+            k.kind,
+            k.transactions,
+            mix.pct,
+            mix.min_pct,
+            if mix.passed { "" } else { " FAIL" },
+            k.latency_ms.avg,
+            limit.p90_ms,
+            limit.limit_ms,
+            if limit.passed { "" } else { " FAIL" },
+            k.latency_ms.p99,
+            k.latency_ms.max,
+            k.rolled_back,
+            k.retries
+        );
+    }
+    let nopm = tp
+        .nopm
+        .map(|n| format!(", NOPM {n:.0}"))
+        .unwrap_or_default();
+    let eff = tp
+        .efficiency_pct
+        .map(|e| format!(", efficiency {e:.1} %"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "
+TPC-C-like (not audited): tpmC {:.0}{nopm}{eff}; mix and response-time limits {}.",
+        tp.tpmc,
+        if tp.passed { "met" } else { "NOT met" }
+    );
+    for d in &tp.deviations {
+        let _ = writeln!(s, "Non-spec: {d}.");
     }
 }

@@ -12,6 +12,7 @@ pub mod result;
 pub mod stats;
 pub mod svg;
 pub mod sweeps;
+pub mod tpcc;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;

@@ -34,6 +34,9 @@ pub struct RunReport {
     /// Synthetic I/O sweeps, one per profile run (absent when none ran).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweeps: Vec<super::sweeps::SweepReport>,
+    /// Consistency checks run after the phases (TPC-C, clause 3.3.2), per instance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<super::tpcc::InstanceCheck>,
     pub warnings: Vec<String>,
 }
 
@@ -90,6 +93,9 @@ pub struct PhaseReport {
     pub series: Vec<SeriesRow>,
     /// Response-time histogram of the whole phase, all instances (HdrHistogram V2 + DEFLATE, base64, µs).
     pub histogram: String,
+    /// TPC-C figures of a recorded phase (tpmC, NOPM, efficiency, mix, response-time limits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<super::tpcc::TpccPhase>,
 }
 
 impl PhaseReport {

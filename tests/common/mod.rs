@@ -1,5 +1,8 @@
-//! Helpers shared by the integration tests: the built binary and a scratch directory.
+//! Helpers shared by the integration tests: the built binary, a scratch directory, and one
+//! TPC-C warehouse loaded and checked (`tpcc`).
 #![allow(dead_code)]
+
+pub mod tpcc;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -114,3 +114,18 @@ ROLLBACK;
 -- The parameter mark, for statements built from column lists (the loader's INSERTs).
 -- name: placeholder
 ?
+
+-- The load record, shared with sysbench (same table, keys prefixed by benchmark).
+
+-- name: meta_create
+CREATE TABLE IF NOT EXISTS drivebench_meta (name VARCHAR(64) NOT NULL PRIMARY KEY, value TEXT NOT NULL) ENGINE = InnoDB;
+
+-- name: meta_get
+SELECT value FROM drivebench_meta WHERE name = ?;
+
+-- name: meta_put
+REPLACE INTO drivebench_meta (name, value) VALUES (?, ?);
+
+-- NOPM: Σ D_NEXT_O_ID of every district, read at phase boundaries.
+-- name: sum_next_o_id
+SELECT SUM(d_next_o_id) FROM district;

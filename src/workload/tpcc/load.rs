@@ -3,6 +3,14 @@
 //! engine's streamed bulk path where it has one and multi-row INSERT otherwise, then the two
 //! secondary indexes (or first, where the bulk path builds them by sorting). Every table's
 //! written row count is checked against what was generated.
+//!
+//! The load is recorded in the `drivebench_meta` table the sysbench loader also uses (keys
+//! `tpcc.state` and `tpcc.signature`, so both benchmarks can share a database): the state is
+//! set to LOADING, with the signature of what is being loaded, before any table is dropped,
+//! and to COMPLETE only after the last index is built and every table's rows were counted. A
+//! COMPLETE load with the plan's signature is reused; one left LOADING (interrupted, or failed
+//! part way) is refused, since its tables are incomplete; one with another signature is loaded
+//! afresh. `reload` loads afresh in every case.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +21,9 @@ use tokio_util::sync::CancellationToken;
 use super::data::{LoadParams, TableRows};
 use super::table::Table;
 use crate::clients::runner::spawn_on;
-use crate::engine::{BulkPath, Connector, EngineError, Execution, Session, Statements};
+use crate::engine::{
+    BulkPath, Connector, EngineError, Execution, Rows, Session, Statements, Value,
+};
 use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::sysbench::load::LoadReport;
 
@@ -22,6 +32,13 @@ const CHUNK_ROWS: usize = 1_000;
 /// Rows per multi-row INSERT on the INSERT path.
 const ROWS_PER_INSERT: usize = 100;
 const INDEXES: [&str; 2] = ["customer_by_name", "orders_by_customer"];
+/// Version of the generated data: bump it when the rows generated for the same parameters
+/// change, so a load made by an older drivebench is not reused.
+const DATA_VERSION: u32 = 1;
+const STATE_KEY: &str = "tpcc.state";
+const SIGNATURE_KEY: &str = "tpcc.signature";
+const COMPLETE: &str = "complete";
+const LOADING: &str = "loading";
 
 #[derive(Debug, thiserror::Error)]
 pub enum TpccLoadError {
@@ -36,8 +53,16 @@ pub enum TpccLoadError {
     },
     #[error("load interrupted")]
     Interrupted,
+    #[error(
+        "{instance}: an earlier TPC-C load ({signature}) did not finish (it was interrupted or \
+         failed), so the tables there are incomplete; set reload = true (workload.reload) to \
+         load again"
+    )]
+    Unfinished { instance: String, signature: String },
     #[error("a load worker stopped unexpectedly: {0}")]
     Worker(String),
+    #[error("{instance}: prepare = \"never\" but {why}")]
+    Missing { instance: String, why: String },
 }
 
 fn step(step: impl Into<String>) -> impl FnOnce(EngineError) -> TpccLoadError {
@@ -45,10 +70,26 @@ fn step(step: impl Into<String>) -> impl FnOnce(EngineError) -> TpccLoadError {
     move |source| TpccLoadError::Engine { step, source }
 }
 
+/// What the loaded data depends on, apart from the load time (which only moves dates): a
+/// COMPLETE load is reused only when this matches exactly.
+pub fn signature(warehouses: u32, params: &LoadParams) -> String {
+    format!(
+        "warehouses={warehouses} seed={} c_last={} data={DATA_VERSION}",
+        params.seed, params.constants.c_last
+    )
+}
+
 /// One instance's TPC-C load.
 pub struct TpccLoadJob<C: Connector> {
     pub connector: Arc<C>,
-    /// The engine's schema.sql and statements.sql.
+    /// The instance's name, for messages (e.g. "mariadb-1").
+    pub name: String,
+    /// Load even when a COMPLETE load with the same signature is there, or an unfinished one.
+    pub reload: bool,
+    /// prepare = "never": use a finished load of the same signature or fail; never load.
+    pub never_load: bool,
+    /// The engine's schema.sql and statements.sql (which also holds the `meta_*` statements
+    /// of the load record).
     pub schema: Arc<Statements>,
     pub statements: Arc<Statements>,
     pub warehouses: u32,
@@ -59,9 +100,55 @@ pub struct TpccLoadJob<C: Connector> {
     pub cancel: CancellationToken,
 }
 
+/// Load one instance's data, or reuse a finished load of the same signature (see the module
+/// doc); refuses an unfinished load unless `reload`.
 pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccLoadError> {
     let started = Instant::now();
     let mut s = job.connector.connect().await.map_err(step("connect"))?;
+    s.execute_text(&job.statements.render("meta_create", &[]))
+        .await
+        .map_err(step("create the metadata table"))?;
+    let sig = signature(job.warehouses, &job.params);
+    let state = meta_get(&mut s, &job.statements, STATE_KEY).await?;
+    let loaded = meta_get(&mut s, &job.statements, SIGNATURE_KEY).await?;
+    match (state.as_deref(), loaded) {
+        _ if job.reload => {}
+        (Some(COMPLETE), Some(loaded)) if loaded == sig => {
+            return Ok(LoadReport {
+                reused: true,
+                rows: 0,
+                seconds: 0.0,
+                rows_per_s: 0.0,
+            });
+        }
+        (state, loaded) if job.never_load => {
+            let why = match (state, loaded) {
+                (None, _) => "no TPC-C data has been loaded there".to_string(),
+                (Some(LOADING), _) => "the TPC-C load there did not finish".to_string(),
+                (_, Some(loaded)) => {
+                    format!("the data there was loaded with {loaded}, the plan needs {sig}")
+                }
+                _ => "the TPC-C data there is incomplete".to_string(),
+            };
+            return Err(TpccLoadError::Missing {
+                instance: job.name.clone(),
+                why,
+            });
+        }
+        (Some(LOADING), loaded) => {
+            return Err(TpccLoadError::Unfinished {
+                instance: job.name.clone(),
+                signature: loaded.unwrap_or_else(|| "unknown parameters".into()),
+            });
+        }
+        (Some(_), Some(loaded)) => tracing::info!(
+            "{}: the TPC-C data there was loaded with {loaded}, the plan needs {sig}: loading again",
+            job.name
+        ),
+        _ => {}
+    }
+    meta_put(&mut s, &job.statements, STATE_KEY, LOADING).await?;
+    meta_put(&mut s, &job.statements, SIGNATURE_KEY, &sig).await?;
     for t in Table::ALL.iter().rev() {
         s.execute_text(&format!("DROP TABLE IF EXISTS {}", t.name()))
             .await
@@ -133,6 +220,7 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
     if !indexes_first {
         create_indexes(&mut s, &job.schema).await?;
     }
+    meta_put(&mut s, &job.statements, STATE_KEY, COMPLETE).await?;
     let rows = total.load(Ordering::Relaxed);
     let seconds = started.elapsed().as_secs_f64();
     Ok(LoadReport {
@@ -141,6 +229,41 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
         seconds,
         rows_per_s: rows as f64 / seconds.max(1e-9),
     })
+}
+
+async fn meta_get<S: Session>(
+    s: &mut S,
+    st: &Statements,
+    key: &str,
+) -> Result<Option<String>, TpccLoadError> {
+    let id = s
+        .prepare(&st.render("meta_get", &[]))
+        .await
+        .map_err(step("read the load metadata"))?;
+    let mut rows = Rows::default();
+    s.query(id, &[Value::Text(key.into())], &mut rows)
+        .await
+        .map_err(step("read the load metadata"))?;
+    Ok(match rows.get(0, 0) {
+        Some(Value::Text(t)) => Some(t.clone()),
+        _ => None,
+    })
+}
+
+async fn meta_put<S: Session>(
+    s: &mut S,
+    st: &Statements,
+    key: &str,
+    value: &str,
+) -> Result<(), TpccLoadError> {
+    let id = s
+        .prepare(&st.render("meta_put", &[]))
+        .await
+        .map_err(step("write the load metadata"))?;
+    s.execute(id, &[Value::Text(key.into()), Value::Text(value.into())])
+        .await
+        .map_err(step("write the load metadata"))?;
+    Ok(())
 }
 
 async fn create_indexes<S: Session>(s: &mut S, schema: &Statements) -> Result<(), TpccLoadError> {
@@ -202,66 +325,4 @@ async fn load_table<S: Session>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::sqlite::{SqliteConfig, SqliteConnector};
-    use crate::engine::{Rows, Value};
-    use crate::scenario::plan::EngineKind;
-    use crate::workload::tpcc::rand::Constants;
-    use crate::workload::tpcc::schema;
-
-    #[tokio::test(flavor = "current_thread")]
-    async fn one_warehouse_loads_into_sqlite_with_the_spec_cardinalities() {
-        let dir = tempfile::tempdir().unwrap();
-        let config =
-            SqliteConfig::from_table(&toml::Table::new(), &crate::scenario::KeyPath::root())
-                .unwrap();
-        let connector = Arc::new(SqliteConnector::new(dir.path(), config, 64));
-        let mut rng = crate::workload::Rng::for_client(3, 0, 0);
-        let job = TpccLoadJob {
-            connector: connector.clone(),
-            schema: Arc::new(schema::schema(EngineKind::Sqlite).unwrap()),
-            statements: Arc::new(schema::statements(EngineKind::Sqlite).unwrap()),
-            warehouses: 1,
-            params: Arc::new(LoadParams {
-                seed: 3,
-                constants: Constants::load(&mut rng),
-                load_time: "2026-11-30 03:40:00".into(),
-            }),
-            instance: 0,
-            rows_done: Arc::new(AtomicU64::new(0)),
-            cancel: CancellationToken::new(),
-        };
-        let done = job.rows_done.clone();
-        let report = load(job).await.unwrap();
-        assert_eq!(report.rows, done.load(Ordering::Relaxed));
-        let mut s = connector.connect().await.unwrap();
-        let mut count = async |table: &str| {
-            let id = s
-                .prepare(&format!("SELECT COUNT(*) FROM {table}"))
-                .await
-                .unwrap();
-            let mut rows = Rows::default();
-            s.query(id, &[], &mut rows).await.unwrap();
-            match rows.get(0, 0) {
-                Some(Value::Int(n)) => *n,
-                other => panic!("{other:?}"),
-            }
-        };
-        for (table, n) in [
-            ("item", 100_000),
-            ("warehouse", 1),
-            ("stock", 100_000),
-            ("district", 10),
-            ("customer", 30_000),
-            ("history", 30_000),
-            ("orders", 30_000),
-            ("new_order", 9_000),
-        ] {
-            assert_eq!(count(table).await, n, "{table}");
-        }
-        let lines = count("order_line").await;
-        assert!((270_000..330_000).contains(&lines), "{lines} order lines");
-        assert_eq!(report.rows as i64, 299_011 + lines);
-    }
-}
+pub(crate) mod tests;

@@ -2,9 +2,11 @@
 //! customer last names (`names`), the transaction mix by the deck method (`deck`), the inputs
 //! of the five transactions for a terminal (`input`), keying and think times (`pacing`), the
 //! tables (`table`) and the initial population's rows (`data`, `rows`). Against a `Session`:
-//! the DDL and statements (`schema`), the loader (`load`), the five transactions (`txn`) and
-//! the [`Workload`](crate::workload::Workload) that runs them (`workload`).
+//! the DDL and statements (`schema`), the loader (`load`, with its record of what was loaded),
+//! the five transactions (`txn`), the [`Workload`](crate::workload::Workload) that runs them
+//! (`workload`) and the consistency checks of clause 3.3.2 (`check`).
 
+pub mod check;
 pub mod data;
 pub mod deck;
 pub mod input;

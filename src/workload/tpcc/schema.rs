@@ -1,5 +1,6 @@
-//! The TPC-C DDL and transaction statements of each engine (`schemas/tpcc/<engine>/`), the DDL
-//! checked against the column order the row generators and the loader use.
+//! The TPC-C DDL, transaction statements and consistency-check queries of each engine
+//! (`schemas/tpcc/<engine>/`), the DDL checked against the column order the row generators and
+//! the loader use.
 
 use crate::engine::Statements;
 use crate::scenario::plan::EngineKind;
@@ -24,6 +25,22 @@ pub fn statements_text(kind: EngineKind) -> &'static str {
         }
         EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/statements.sql"),
     }
+}
+
+/// The consistency-check queries of an engine (see `check`).
+pub fn checks_text(kind: EngineKind) -> &'static str {
+    match kind {
+        EngineKind::Sqlite => include_str!("../../../schemas/tpcc/sqlite/checks.sql"),
+        EngineKind::Mariadb | EngineKind::Mysql => {
+            include_str!("../../../schemas/tpcc/mysql/checks.sql")
+        }
+        EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/checks.sql"),
+    }
+}
+
+/// The parsed consistency-check queries of an engine.
+pub fn checks(kind: EngineKind) -> Result<Statements, String> {
+    Statements::parse("schemas/tpcc checks.sql", checks_text(kind))
 }
 
 /// The parsed transaction statements of an engine.
@@ -83,10 +100,29 @@ mod tests {
         let st = statements(EngineKind::Sqlite).unwrap();
         let db = rusqlite::Connection::open_in_memory().unwrap();
         db.execute_batch(schema_text(EngineKind::Sqlite)).unwrap();
+        db.execute_batch(&st.render("meta_create", &[])).unwrap();
         // "placeholder" is a fragment (the engine's parameter mark), not a statement.
         for name in sqlite.into_iter().filter(|n| *n != "placeholder") {
             let sql = st.render(name, &[]);
             if let Err(e) = db.prepare(&sql) {
+                panic!("{name}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_engine_has_the_same_checks_and_sqlite_prepares_them_all() {
+        let sqlite = names(checks_text(EngineKind::Sqlite));
+        assert!(sqlite.contains(&"population") && sqlite.contains(&"check_12"));
+        for kind in [EngineKind::Mysql, EngineKind::Postgres] {
+            assert_eq!(names(checks_text(kind)), sqlite, "{kind:?}");
+            checks(kind).unwrap();
+        }
+        let st = checks(EngineKind::Sqlite).unwrap();
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute_batch(schema_text(EngineKind::Sqlite)).unwrap();
+        for name in sqlite {
+            if let Err(e) = db.prepare(&st.render(name, &[])) {
                 panic!("{name}: {e}");
             }
         }

@@ -1,0 +1,86 @@
+//! What a TPC-C run adds to the generic protocol: Σ D_NEXT_O_ID read from every instance at
+//! the phase boundaries (NOPM, counted by the schema rather than the clients) and the
+//! consistency checks of clause 3.3.2 after the last phase, each on a session of its own.
+
+use std::sync::Arc;
+
+use crate::engine::{Connector, EngineError, Rows, Session, StmtId, Value};
+use crate::report::tpcc::InstanceCheck;
+use crate::scenario::Plan;
+use crate::workload::tpcc::{check, schema};
+
+/// One session per instance that reads Σ D_NEXT_O_ID.
+pub struct NewOrderProbe<C: Connector> {
+    sessions: Vec<Option<(C::Session, StmtId)>>,
+    rows: Rows,
+}
+
+impl<C: Connector> NewOrderProbe<C> {
+    /// Open the sessions; an instance whose session cannot be opened reads as unknown.
+    pub async fn open(plan: &Plan, connectors: &[Arc<C>]) -> Self {
+        let mut sessions = Vec::new();
+        for (c, inst) in connectors.iter().zip(&plan.instances) {
+            let sql = schema::statements(inst.engine)
+                .map(|st| st.render("sum_next_o_id", &[]))
+                .ok();
+            let opened = match sql {
+                Some(sql) => open(&**c, &sql).await.ok(),
+                None => None,
+            };
+            if opened.is_none() {
+                tracing::warn!("{}: cannot read D_NEXT_O_ID; NOPM will be absent", inst.name);
+            }
+            sessions.push(opened);
+        }
+        NewOrderProbe {
+            sessions,
+            rows: Rows::default(),
+        }
+    }
+
+    /// Σ D_NEXT_O_ID over every instance, or None when one cannot be read.
+    pub async fn sample(&mut self) -> Option<u64> {
+        let mut total = 0u64;
+        for s in &mut self.sessions {
+            let (session, stmt) = s.as_mut()?;
+            session.query(*stmt, &[], &mut self.rows).await.ok()?;
+            total += match self.rows.get(0, 0)? {
+                Value::Int(n) => u64::try_from(*n).ok()?,
+                Value::Float(f) => *f as u64,
+                Value::Text(t) => t.trim().parse().ok()?,
+                Value::Null => return None,
+            };
+        }
+        Some(total)
+    }
+}
+
+async fn open<C: Connector>(c: &C, sql: &str) -> Result<(C::Session, StmtId), EngineError> {
+    let mut s = c.connect().await?;
+    let id = s.prepare(sql).await?;
+    Ok((s, id))
+}
+
+/// Run the consistency checks on every instance, one after another.
+pub async fn run_checks<C: Connector>(
+    plan: &Plan,
+    connectors: &[Arc<C>],
+    warehouses: u32,
+) -> Result<Vec<InstanceCheck>, String> {
+    let mut out = Vec::new();
+    for (c, inst) in connectors.iter().zip(&plan.instances) {
+        let st = schema::checks(inst.engine)?;
+        let fail = |e: EngineError| format!("instance {}: consistency checks: {e}", inst.name);
+        let mut s = c.connect().await.map_err(fail)?;
+        let results = check::run_checks(&mut s, &st, warehouses)
+            .await
+            .map_err(fail)?;
+        out.extend(results.into_iter().map(|r| InstanceCheck {
+            instance: inst.name.clone(),
+            name: r.name,
+            passed: r.passed,
+            detail: r.detail,
+        }));
+    }
+    Ok(out)
+}

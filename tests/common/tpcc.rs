@@ -1,0 +1,80 @@
+//! One TPC-C warehouse loaded into a server and checked: the consistency conditions must all
+//! hold on a fresh load, two corruptions (rolled back) must fail the conditions they break with
+//! the engine's values in the detail, and a second load of the same plan must reuse it.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+use drivebench::engine::{Connector, Session};
+use drivebench::scenario::plan::EngineKind;
+use drivebench::workload::Rng;
+use drivebench::workload::tpcc::check::{CheckResult, run_checks};
+use drivebench::workload::tpcc::data::LoadParams;
+use drivebench::workload::tpcc::load::{TpccLoadJob, load};
+use drivebench::workload::tpcc::rand::Constants;
+use drivebench::workload::tpcc::schema;
+use tokio_util::sync::CancellationToken;
+
+fn job<C: Connector>(connector: &Arc<C>, kind: EngineKind) -> TpccLoadJob<C> {
+    let mut rng = Rng::for_client(21, 0, 0);
+    TpccLoadJob {
+        connector: connector.clone(),
+        name: format!("{kind:?}-1"),
+        reload: false,
+        never_load: false,
+        schema: Arc::new(schema::schema(kind).unwrap()),
+        statements: Arc::new(schema::statements(kind).unwrap()),
+        warehouses: 1,
+        params: Arc::new(LoadParams {
+            seed: 21,
+            constants: Constants::load(&mut rng),
+            load_time: "2026-11-30 03:40:00".into(),
+        }),
+        instance: 0,
+        rows_done: Arc::new(AtomicU64::new(0)),
+        cancel: CancellationToken::new(),
+    }
+}
+
+/// Corruptions, the condition each breaks (with a money one among them), and its detail.
+const CORRUPTIONS: [(&str, &str, &str); 2] = [
+    (
+        "UPDATE warehouse SET w_ytd = w_ytd + 0.01",
+        "3.3.2.1 ",
+        "1 of 1 warehouse violates it; first: warehouse (1): w_ytd = 300000.01, sum(d_ytd) = 300000.00",
+    ),
+    (
+        "UPDATE district SET d_next_o_id = d_next_o_id + 2 WHERE d_w_id = 1 AND d_id = 3",
+        "3.3.2.2 ",
+        "1 of 10 districts violates it; first: district (1,3): d_next_o_id - 1 = 3002, max(o_id) = 3000, max(no_o_id) = 3000",
+    ),
+];
+
+/// Load one warehouse through `connector`, run the checks, check the corruptions, load again
+/// (reused); gives the results on the fresh load and how long the checks took.
+pub async fn load_and_check<C: Connector>(
+    connector: Arc<C>,
+    kind: EngineKind,
+) -> (Vec<CheckResult>, Duration) {
+    let report = load(job(&connector, kind)).await.unwrap();
+    assert!(!report.reused && report.rows > 299_011, "{report:?}");
+    let checks = schema::checks(kind).unwrap();
+    let mut s = connector.connect().await.unwrap();
+    let started = Instant::now();
+    let results = run_checks(&mut s, &checks, 1).await.unwrap();
+    let took = started.elapsed();
+    for (sql, name, detail) in CORRUPTIONS {
+        s.execute_text("BEGIN").await.unwrap();
+        s.execute_text(sql).await.unwrap();
+        let broken = run_checks(&mut s, &checks, 1).await.unwrap();
+        s.execute_text("ROLLBACK").await.unwrap();
+        let failed: Vec<_> = broken.iter().filter(|r| !r.passed).collect();
+        assert!(failed[0].name.starts_with(name), "{sql}: {broken:#?}");
+        assert_eq!(failed[0].detail, detail, "{sql}");
+    }
+    assert_eq!(run_checks(&mut s, &checks, 1).await.unwrap(), results);
+    let again = load(job(&connector, kind)).await.unwrap();
+    assert!(again.reused, "{again:?}");
+    (results, took)
+}
