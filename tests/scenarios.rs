@@ -113,8 +113,11 @@ fn time_scale_scales_durations_not_counts() {
     );
     assert_eq!(plan.phases[1].start_offset_ms, 1500);
     assert_eq!(
-        (plan.workload.clients, plan.workload.sysbench.tables),
-        (8, 4)
+        (
+            plan.workload.clients,
+            plan.workload.sysbench.as_ref().map(|o| o.tables)
+        ),
+        (8, Some(4))
     );
     let out = run(&["plan", "scenarios/quickstart.toml", "--time-scale", "0"]);
     assert_eq!(out.status.code(), Some(2));

@@ -16,18 +16,18 @@ use crate::metrics::{InstanceRecorder, Recorded};
 use crate::workload::{StatementCounts, Workload};
 
 /// Fails the first `fail_first` calls with `class`, then succeeds after `service` of (virtual) time.
-struct FakeConnector {
+pub(super) struct FakeConnector {
     fail_first: u32,
     class: ErrorClass,
     calls: Arc<AtomicU32>,
-    service: Duration,
+    pub(super) service: Duration,
 }
 
-struct FakeSession {
+pub(super) struct FakeSession {
     fail_first: u32,
     class: ErrorClass,
     calls: Arc<AtomicU32>,
-    service: Duration,
+    pub(super) service: Duration,
 }
 
 impl Session for FakeSession {
@@ -171,7 +171,7 @@ fn start_client(connector: FakeConnector, pacing: Pacing, max_attempts: u32) -> 
     }
 }
 
-fn fake(fail_first: u32, class: ErrorClass) -> FakeConnector {
+pub(super) fn fake(fail_first: u32, class: ErrorClass) -> FakeConnector {
     FakeConnector {
         fail_first,
         class,
@@ -203,7 +203,8 @@ async fn retryable_errors_rerun_the_same_inputs_within_one_latency() {
     );
     assert_eq!(r.retries_total(), 2);
     assert_eq!(
-        r.errors.get(&(0, ErrorClass::Retryable, "FAKE".to_string())),
+        r.errors
+            .get(&(0, ErrorClass::Retryable, "FAKE".to_string())),
         Some(&2)
     );
     // the first transaction's latency covers its three 1 ms attempts

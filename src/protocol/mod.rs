@@ -8,11 +8,11 @@
 pub mod curve;
 mod load;
 mod phases;
-mod tpcc;
 pub mod prebuilt;
 pub mod preflight;
 pub mod servers;
 pub mod steady;
+mod tpcc;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -133,7 +133,11 @@ pub(crate) async fn run_with<C: Connector>(
     if let Err(e) = ctx.dir.write_result(ctx.report) {
         return Ending::Failed(e.to_string());
     }
-    match (plan.workload.benchmark, &plan.workload.sysbench, &plan.workload.tpcc) {
+    match (
+        plan.workload.benchmark,
+        &plan.workload.sysbench,
+        &plan.workload.tpcc,
+    ) {
         (BenchmarkKind::Sysbench, Some(o), _) => {
             let workload = Arc::new(Sysbench::new(o.clone(), engine));
             phases::run_phases(plan, connectors, workload, None, ctx).await
@@ -145,8 +149,7 @@ pub(crate) async fn run_with<C: Connector>(
             };
             let mut probe = tpcc::NewOrderProbe::open(plan, &connectors).await;
             let ending =
-                phases::run_phases(plan, connectors.clone(), workload, Some(&mut probe), ctx)
-                    .await;
+                phases::run_phases(plan, connectors.clone(), workload, Some(&mut probe), ctx).await;
             drop(probe);
             if ending != Ending::Complete {
                 return ending;

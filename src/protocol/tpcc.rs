@@ -28,7 +28,10 @@ impl<C: Connector> NewOrderProbe<C> {
                 None => None,
             };
             if opened.is_none() {
-                tracing::warn!("{}: cannot read D_NEXT_O_ID; NOPM will be absent", inst.name);
+                tracing::warn!(
+                    "{}: cannot read D_NEXT_O_ID; NOPM will be absent",
+                    inst.name
+                );
             }
             sessions.push(opened);
         }

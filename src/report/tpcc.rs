@@ -91,8 +91,9 @@ pub fn phase_figures(
                 kind: KIND_NAMES[k.index()].to_string(),
                 pct,
                 min_pct,
-                // Rounded to a tenth: a deck meets the minimums exactly.
-                passed: summary.transactions > 0 && (pct * 10.0).round() / 10.0 >= min_pct,
+                // Whole decks meet the minimums exactly; a phase's edges cut every terminal's
+                // deck, so the share is judged to the whole percent.
+                passed: summary.transactions > 0 && pct.round() >= min_pct,
             }
         })
         .collect();
@@ -173,7 +174,7 @@ mod tests {
 
     #[test]
     fn a_short_mix_or_a_slow_p90_fails() {
-        let s = summary([500, 420, 40, 20, 20], 0, 10);
+        let s = summary([485, 420, 40, 15, 40], 0, 10);
         let t = phase_figures(&s, &opts(TpccPacing::Spec), 100, None, 1, None);
         let failed: Vec<&str> = t
             .mix
@@ -181,7 +182,7 @@ mod tests {
             .filter(|m| !m.passed)
             .map(|m| m.kind.as_str())
             .collect();
-        assert_eq!(failed, ["payment", "delivery", "stock_level"]);
+        assert_eq!(failed, ["payment", "delivery"]);
         assert!(!t.passed);
         let slow = summary([450, 430, 40, 40, 40], 0, 6_000);
         let t = phase_figures(&slow, &opts(TpccPacing::Spec), 100, None, 1, None);

@@ -333,7 +333,10 @@ impl Session for PgSession {
 
 /// Number bare `$` placeholders: "($, $)" -> "($1, $2)". Already numbered ones are kept.
 fn number_placeholders(sql: &str) -> String {
-    if !sql.contains("$,") && !sql.contains("$)") {
+    let bytes = sql.as_bytes();
+    let bare = (0..bytes.len())
+        .any(|i| bytes[i] == b'$' && !bytes.get(i + 1).is_some_and(u8::is_ascii_digit));
+    if !bare {
         return sql.to_string();
     }
     let mut out = String::with_capacity(sql.len() + 16);
@@ -407,6 +410,15 @@ mod tests {
         assert_eq!(
             number_placeholders("SELECT c FROM t WHERE id = $1::int4"),
             "SELECT c FROM t WHERE id = $1::int4"
+        );
+        // A statement ending in its placeholder, and one in a comparison.
+        assert_eq!(
+            number_placeholders("SELECT w_tax FROM warehouse WHERE w_id = $"),
+            "SELECT w_tax FROM warehouse WHERE w_id = $1"
+        );
+        assert_eq!(
+            number_placeholders("SELECT 1 WHERE a = $ AND b < $ LIMIT 1"),
+            "SELECT 1 WHERE a = $1 AND b < $2 LIMIT 1"
         );
     }
 }

@@ -1,0 +1,150 @@
+//! TPC-C end to end on embedded SQLite: a throughput-mode run writes per-kind figures, the
+//! TPC-C object of the recorded phase (tpmC matching the schema's NOPM, the mix, the
+//! response-time limits) and consistency checks that all pass; result.json matches the
+//! committed schema; a second run reuses the load; the full-scale review protocol plans.
+
+mod common;
+
+use common::{bin, read_json, root, run, text};
+
+fn run_ci_tpcc(
+    scale: &str,
+    out: &std::path::Path,
+    target: &std::path::Path,
+) -> std::process::Output {
+    bin()
+        .args([
+            "run",
+            "scenarios/ci-tpcc-sqlite.toml",
+            "--quiet",
+            "--time-scale",
+            scale,
+        ])
+        .arg("--out")
+        .arg(out)
+        .arg("--target")
+        .arg(target)
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_throughput_run_on_sqlite_reports_per_kind_figures_and_passes_the_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("target");
+    let out = run_ci_tpcc("1", &tmp.path().join("run"), &target);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let result = read_json(&tmp.path().join("run/result.json"));
+    let schema = read_json(&root().join("schemas/json/result.schema.json"));
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(
+        validator.is_valid(&result),
+        "result.json matches its schema"
+    );
+    assert_eq!(result["plan"]["workload"]["benchmark"], "tpcc");
+    assert!(result["plan"]["workload"].get("sysbench").is_none());
+
+    let sample = &result["phases"][1];
+    assert_eq!(sample["recorded"], true);
+    assert!(
+        result["phases"][0].get("tpcc").is_none(),
+        "recorded phases only"
+    );
+    let kinds: Vec<&str> = sample["summary"]["per_kind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "new_order",
+            "payment",
+            "order_status",
+            "delivery",
+            "stock_level"
+        ]
+    );
+    let new_order = &sample["summary"]["per_kind"][0];
+    let (n, rolled_back) = (
+        new_order["transactions"].as_u64().unwrap(),
+        new_order["rolled_back"].as_u64().unwrap(),
+    );
+    assert!(n > 500, "{n} New-Orders");
+    // 1 % roll back by their inputs (about 5 of 500 at the least): counted, not errors.
+    assert!(
+        rolled_back > 0 && rolled_back * 20 < n,
+        "{rolled_back} of {n}"
+    );
+    assert_eq!(sample["summary"]["errors"], 0);
+
+    let t = &sample["tpcc"];
+    let seconds = sample["summary"]["seconds"].as_f64().unwrap();
+    let tpmc = t["tpmc"].as_f64().unwrap();
+    assert!((tpmc - (n - rolled_back) as f64 * 60.0 / seconds).abs() < 1e-6);
+    // The schema's count of new orders agrees with the clients' to the boundaries' in-flight
+    // transactions.
+    let nopm = t["nopm"].as_f64().unwrap();
+    assert!(
+        (nopm / tpmc - 1.0).abs() < 0.02,
+        "NOPM {nopm} vs tpmC {tpmc}"
+    );
+    assert!(
+        t["efficiency_pct"].is_null(),
+        "throughput mode has no efficiency"
+    );
+    assert_eq!(t["passed"], true, "{t}");
+    assert!(
+        t["deviations"][0]
+            .as_str()
+            .unwrap()
+            .contains("throughput mode")
+    );
+    let checks = result["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 13, "{checks:?}");
+    assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
+    let summary = std::fs::read_to_string(tmp.path().join("run/summary.md")).unwrap();
+    assert!(
+        summary.contains("TPC-C-like (not audited): tpmC"),
+        "{summary}"
+    );
+    assert!(summary.contains("13 of 13 passed"), "{summary}");
+
+    // The same plan again on the same target: the finished load is reused.
+    let out = run_ci_tpcc("0.2", &tmp.path().join("run2"), &target);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let again = read_json(&tmp.path().join("run2/result.json"));
+    assert_eq!(again["instances"][0]["load"]["reused"], true);
+    assert!(
+        again["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["passed"] == true)
+    );
+}
+
+#[test]
+fn the_full_scale_review_protocol_plans_with_its_size_and_connections() {
+    let out = run(&["plan", "scenarios/storagereview-tpcc-mysql.toml"]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        s.contains("1500 warehouses, 15000 virtual users per instance, spec pacing"),
+        "{s}"
+    );
+    assert!(
+        s.contains("1000 connections per instance shared by the 15000 clients"),
+        "{s}"
+    );
+    assert!(s.contains("+2h30m") && s.contains("+3h"), "{s}");
+    // ~100 MB per warehouse: 1,500 warehouses are well over 100 GiB per instance.
+    assert!(s.contains("153.7 GiB per instance"), "{s}");
+    assert!(s.contains("on the client side"), "{s}");
+    assert!(
+        !s.contains("non-spec"),
+        "the review protocol is spec-paced: {s}"
+    );
+}
