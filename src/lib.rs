@@ -1,6 +1,6 @@
 //! drivebench evaluates a storage drive the way a database administrator experiences it: real
-//! database engines with their data on the drive under test, sysbench-style OLTP load from
-//! many virtual clients, a precondition-then-sample protocol, and TPS with average and
+//! database engines with their data on the drive under test, sysbench-style OLTP and TPC-C load
+//! from many virtual clients, a precondition-then-sample protocol, and TPS with average and
 //! 99th-percentile latency in a result directory that later tools compare.
 //!
 //! # Layout
@@ -9,16 +9,21 @@
 //! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`.
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
 //!   guard for block devices.
-//! - [`provision`]: private server instances on the target (MariaDB/MySQL): start, wait, stop.
-//! - [`engine`]: the `Connector`/`Session` abstraction, `Value`, error classes; `sqlite`, `mysql`.
-//! - [`workload`]: what a virtual client does: `sysbench` OLTP tests, data load, distributions.
-//! - [`clients`]: virtual clients: one loop, paced closed-loop or open-model, retries inside.
-//! - [`protocol`]: engine dispatch, server lifecycle, load, phases as barriers, the sampler,
-//!   preflight findings.
+//! - [`provision`]: private server instances on the target (MariaDB/MySQL, PostgreSQL): start,
+//!   wait, stop.
+//! - [`engine`]: the `Connector`/`Session` abstraction, `Value`, error classes; `sqlite`,
+//!   `mysql`, `postgres`.
+//! - [`workload`]: what a virtual client does: `sysbench` OLTP tests and `tpcc` (transactions,
+//!   terminals, load, consistency checks), data generation, distributions.
+//! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
+//!   terminals), retries inside, own connections or a shared pool.
+//! - [`protocol`]: engine and benchmark dispatch, server lifecycle, load, phases as barriers,
+//!   the sampler, TPC-C's NOPM probe and checks, preflight findings.
 //! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
 //!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
-//! - [`report`]: result.json, series.csv, summary.md, live console, host facts.
+//! - [`report`]: result.json, series.csv, summary.md, report.html, compare, TPC-C figures, live
+//!   console, host facts.
 
 pub mod cli;
 pub mod clients;
