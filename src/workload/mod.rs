@@ -4,6 +4,7 @@
 //! mix, pacing and initial data) is the second.
 
 pub mod feed;
+pub mod meta;
 pub mod rng;
 pub mod sysbench;
 pub mod tpcc;

@@ -21,6 +21,7 @@ use crate::engine::{
 use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
 use crate::workload::Rng;
 use crate::workload::feed::{Fed, InsertSql, feed};
+use crate::workload::meta;
 
 /// Rows per multi-row INSERT, and per transaction on the INSERT path.
 const ROWS_PER_INSERT: u32 = 500;
@@ -79,41 +80,6 @@ pub fn signature(o: &SysbenchOptions) -> String {
     )
 }
 
-async fn meta_get<S: Session>(
-    s: &mut S,
-    st: &Statements,
-    key: &str,
-) -> Result<Option<String>, LoadError> {
-    let id = s
-        .prepare(&st.render("meta_get", &[]))
-        .await
-        .map_err(step("read load metadata"))?;
-    let mut rows = Rows::default();
-    s.query(id, &[Value::Text(key.into())], &mut rows)
-        .await
-        .map_err(step("read load metadata"))?;
-    Ok(match rows.get(0, 0) {
-        Some(Value::Text(t)) => Some(t.clone()),
-        _ => None,
-    })
-}
-
-async fn meta_put<S: Session>(
-    s: &mut S,
-    st: &Statements,
-    key: &str,
-    value: &str,
-) -> Result<(), LoadError> {
-    let id = s
-        .prepare(&st.render("meta_put", &[]))
-        .await
-        .map_err(step("write load metadata"))?;
-    s.execute(id, &[Value::Text(key.into()), Value::Text(value.into())])
-        .await
-        .map_err(step("write load metadata"))?;
-    Ok(())
-}
-
 /// One instance's load: where, what, and how to report progress.
 pub struct LoadJob<C: Connector> {
     pub connector: Arc<C>,
@@ -146,8 +112,12 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
         .await
         .map_err(step("create metadata table"))?;
     let sig = signature(opts);
-    let have_sig = meta_get(&mut s, &st, SIGNATURE_KEY).await?;
-    let state = meta_get(&mut s, &st, STATE_KEY).await?;
+    let have_sig = meta::get(&mut s, &st, SIGNATURE_KEY)
+        .await
+        .map_err(step("read the load metadata"))?;
+    let state = meta::get(&mut s, &st, STATE_KEY)
+        .await
+        .map_err(step("read the load metadata"))?;
     let mut complete =
         state.as_deref() == Some(COMPLETE) && have_sig.as_deref() == Some(sig.as_str());
     if !complete && state.is_none() && mode != PrepareMode::Always {
@@ -179,18 +149,19 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
     if state.as_deref() == Some(LOADING) {
         tracing::warn!("a previous load was interrupted; loading again");
     }
-    meta_put(&mut s, &st, STATE_KEY, LOADING).await?;
-    meta_put(&mut s, &st, SIGNATURE_KEY, &sig).await?;
+    meta::put(&mut s, &st, STATE_KEY, LOADING)
+        .await
+        .map_err(step("write the load metadata"))?;
+    meta::put(&mut s, &st, SIGNATURE_KEY, &sig)
+        .await
+        .map_err(step("write the load metadata"))?;
 
     // Embedded engines load on our cores; a server works while our workers wait on the network,
     // so a few more workers than cores keep it busy.
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let workers = match connector.execution() {
         Execution::DedicatedThread => cores,
-        Execution::Async => std::env::var("LW")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or((cores * 2).max(4)),
+        Execution::Async => (cores * 2).max(4),
     };
     let workers = (opts.tables as usize).min(workers).max(1);
     let mut handles = Vec::new();
@@ -252,7 +223,9 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
         h.await
             .map_err(|_| LoadError::Worker("load thread panicked".into()))??;
     }
-    meta_put(&mut s, &st, STATE_KEY, COMPLETE).await?;
+    meta::put(&mut s, &st, STATE_KEY, COMPLETE)
+        .await
+        .map_err(step("write the load metadata"))?;
     let rows = opts.loaded_rows();
     let seconds = started.elapsed().as_secs_f64();
     Ok(LoadReport {

@@ -21,10 +21,9 @@ use tokio_util::sync::CancellationToken;
 use super::data::{LoadParams, TableRows};
 use super::table::Table;
 use crate::clients::runner::spawn_on;
-use crate::engine::{
-    BulkPath, Connector, EngineError, Execution, Rows, Session, Statements, Value,
-};
+use crate::engine::{BulkPath, Connector, EngineError, Execution, Session, Statements};
 use crate::workload::feed::{Fed, InsertSql, feed};
+use crate::workload::meta;
 use crate::workload::sysbench::load::LoadReport;
 
 /// Rows per generated chunk (and per transaction on the INSERT path).
@@ -109,8 +108,12 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
         .await
         .map_err(step("create the metadata table"))?;
     let sig = signature(job.warehouses, &job.params);
-    let state = meta_get(&mut s, &job.statements, STATE_KEY).await?;
-    let loaded = meta_get(&mut s, &job.statements, SIGNATURE_KEY).await?;
+    let state = meta::get(&mut s, &job.statements, STATE_KEY)
+        .await
+        .map_err(step("read the load metadata"))?;
+    let loaded = meta::get(&mut s, &job.statements, SIGNATURE_KEY)
+        .await
+        .map_err(step("read the load metadata"))?;
     match (state.as_deref(), loaded) {
         _ if job.reload => {}
         (Some(COMPLETE), Some(loaded)) if loaded == sig => {
@@ -147,8 +150,12 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
         ),
         _ => {}
     }
-    meta_put(&mut s, &job.statements, STATE_KEY, LOADING).await?;
-    meta_put(&mut s, &job.statements, SIGNATURE_KEY, &sig).await?;
+    meta::put(&mut s, &job.statements, STATE_KEY, LOADING)
+        .await
+        .map_err(step("write the load metadata"))?;
+    meta::put(&mut s, &job.statements, SIGNATURE_KEY, &sig)
+        .await
+        .map_err(step("write the load metadata"))?;
     for t in Table::ALL.iter().rev() {
         s.execute_text(&format!("DROP TABLE IF EXISTS {}", t.name()))
             .await
@@ -220,7 +227,9 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
     if !indexes_first {
         create_indexes(&mut s, &job.schema).await?;
     }
-    meta_put(&mut s, &job.statements, STATE_KEY, COMPLETE).await?;
+    meta::put(&mut s, &job.statements, STATE_KEY, COMPLETE)
+        .await
+        .map_err(step("write the load metadata"))?;
     let rows = total.load(Ordering::Relaxed);
     let seconds = started.elapsed().as_secs_f64();
     Ok(LoadReport {
@@ -229,41 +238,6 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
         seconds,
         rows_per_s: rows as f64 / seconds.max(1e-9),
     })
-}
-
-async fn meta_get<S: Session>(
-    s: &mut S,
-    st: &Statements,
-    key: &str,
-) -> Result<Option<String>, TpccLoadError> {
-    let id = s
-        .prepare(&st.render("meta_get", &[]))
-        .await
-        .map_err(step("read the load metadata"))?;
-    let mut rows = Rows::default();
-    s.query(id, &[Value::Text(key.into())], &mut rows)
-        .await
-        .map_err(step("read the load metadata"))?;
-    Ok(match rows.get(0, 0) {
-        Some(Value::Text(t)) => Some(t.clone()),
-        _ => None,
-    })
-}
-
-async fn meta_put<S: Session>(
-    s: &mut S,
-    st: &Statements,
-    key: &str,
-    value: &str,
-) -> Result<(), TpccLoadError> {
-    let id = s
-        .prepare(&st.render("meta_put", &[]))
-        .await
-        .map_err(step("write the load metadata"))?;
-    s.execute(id, &[Value::Text(key.into()), Value::Text(value.into())])
-        .await
-        .map_err(step("write the load metadata"))?;
-    Ok(())
 }
 
 async fn create_indexes<S: Session>(s: &mut S, schema: &Statements) -> Result<(), TpccLoadError> {
