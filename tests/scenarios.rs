@@ -113,7 +113,10 @@ fn time_scale_scales_durations_not_counts() {
     );
     assert_eq!(plan.phases[1].start_offset_ms, 1500);
     assert_eq!(
-        (plan.workload.clients, plan.workload.sysbench.tables),
+        (
+            plan.workload.clients,
+            plan.workload.sysbench.as_ref().unwrap().tables
+        ),
         (8, 4)
     );
     let out = run(&["plan", "scenarios/quickstart.toml", "--time-scale", "0"]);

@@ -49,8 +49,7 @@ impl Pacing {
 }
 
 /// Connections shared by the clients of one instance, with each one's prepared state.
-pub type SharedPool<C, W> =
-    Pool<<C as Connector>::Session, <W as Workload>::Client>;
+pub type SharedPool<C, W> = Pool<<C as Connector>::Session, <W as Workload>::Client>;
 
 /// Everything one virtual client needs.
 pub struct ClientSpec<C: Connector, W: Workload> {
@@ -166,7 +165,10 @@ pub async fn run_client<C: Connector, W: Workload>(
                     Some((session, state)) => {
                         run_transaction(&spec, session, state, &inputs, &cancel).await
                     }
-                    None => Err((EngineError::fatal("DRIVEBENCH", "connection pool is empty"), 0)),
+                    None => Err((
+                        EngineError::fatal("DRIVEBENCH", "connection pool is empty"),
+                        0,
+                    )),
                 };
                 (o, actual)
             }

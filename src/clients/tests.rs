@@ -203,7 +203,8 @@ async fn retryable_errors_rerun_the_same_inputs_within_one_latency() {
     );
     assert_eq!(r.retries_total(), 2);
     assert_eq!(
-        r.errors.get(&(0, ErrorClass::Retryable, "FAKE".to_string())),
+        r.errors
+            .get(&(0, ErrorClass::Retryable, "FAKE".to_string())),
         Some(&2)
     );
     // the first transaction's latency covers its three 1 ms attempts

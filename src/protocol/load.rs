@@ -78,7 +78,9 @@ pub async fn load_instance<C: Connector>(
         .await?);
     }
     let Some(o) = &plan.workload.tpcc else {
-        return Err(LoadFailure::Failed("the plan has no workload options".into()));
+        return Err(LoadFailure::Failed(
+            "the plan has no workload options".into(),
+        ));
     };
     Ok(tpcc_load::load(tpcc_load::TpccLoadJob {
         connector,

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::tpcc::NewOrderProbe;
 use super::{Ending, RunCtx};
 use crate::clients::runner::spawn_on;
 use crate::clients::{ClientEvent, ClientSpec, Pacing, open_pool, run_client};
@@ -18,13 +19,12 @@ use crate::engine::Connector;
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{InstanceRecorder, Recorded, histogram};
 use crate::report::live::interval_line;
-use super::tpcc::NewOrderProbe;
 use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
 use crate::report::tpcc::phase_figures;
 use crate::scenario::Plan;
 use crate::scenario::plan::TpccPacing;
-use crate::workload::tpcc;
 use crate::workload::Workload;
+use crate::workload::tpcc;
 
 /// How long stopping clients may take before the run moves on without them.
 const STOP_GRACE: Duration = Duration::from_secs(30);

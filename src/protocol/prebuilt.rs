@@ -12,10 +12,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use super::load_instance;
 use super::servers::ServerKind;
 use crate::scenario::Plan;
 use crate::scenario::plan::{PlanInstance, PrepareMode};
-use super::load_instance;
 
 /// One instance's copy from the pre-built directory.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -387,7 +387,10 @@ fn tpcc_keys(w: &WorkloadSection) -> Vec<&'static str> {
     [
         ("warehouses", w.warehouses.is_some()),
         ("pacing", w.pacing.is_some()),
-        ("terminals_per_warehouse", w.terminals_per_warehouse.is_some()),
+        (
+            "terminals_per_warehouse",
+            w.terminals_per_warehouse.is_some(),
+        ),
         ("reload", w.reload.is_some()),
     ]
     .into_iter()

@@ -4,10 +4,10 @@
 //! delivers all ten districts in one. A New-Order whose last item is unused rolls back and is
 //! reported as such, not as an error.
 
+use super::DISTRICTS_PER_WAREHOUSE;
 use super::input::{
     CustomerRef, Delivery, NewOrder, OrderStatus, Payment, StockLevel, UNUSED_ITEM_ID,
 };
-use super::DISTRICTS_PER_WAREHOUSE;
 use crate::engine::{EngineError, Rows, Session, Statements, StmtId, Value};
 use crate::workload::StatementCounts;
 
@@ -130,13 +130,21 @@ struct Txn<'a, S: Session> {
 }
 
 impl<'a, S: Session> Txn<'a, S> {
-    async fn begin(s: &'a mut S, c: &'a mut TpccClient, read_only: bool) -> Result<Self, EngineError> {
+    async fn begin(
+        s: &'a mut S,
+        c: &'a mut TpccClient,
+        read_only: bool,
+    ) -> Result<Self, EngineError> {
         let mut t = Txn {
             s,
             c,
             n: StatementCounts::default(),
         };
-        let b = if read_only { Stmt::BeginRead } else { Stmt::Begin };
+        let b = if read_only {
+            Stmt::BeginRead
+        } else {
+            Stmt::Begin
+        };
         t.control(b).await?;
         t.c.in_txn = true;
         Ok(t)
@@ -153,8 +161,12 @@ impl<'a, S: Session> Txn<'a, S> {
 
     /// Commit (or roll back as asked) and give the counts.
     async fn end(mut self, rollback: bool) -> Result<StatementCounts, EngineError> {
-        self.control(if rollback { Stmt::Rollback } else { Stmt::Commit })
-            .await?;
+        self.control(if rollback {
+            Stmt::Rollback
+        } else {
+            Stmt::Commit
+        })
+        .await?;
         self.c.in_txn = false;
         self.n.rolled_back = rollback;
         Ok(self.n)
@@ -206,7 +218,12 @@ impl<'a, S: Session> Txn<'a, S> {
 
     /// The customer a Payment or Order-Status names: by id, or the one at position ⌈n/2⌉ of
     /// those with the last name, ordered by first name (2.5.2.2).
-    async fn customer_id(&mut self, w: i64, d: i64, customer: CustomerRef) -> Result<i64, EngineError> {
+    async fn customer_id(
+        &mut self,
+        w: i64,
+        d: i64,
+        customer: CustomerRef,
+    ) -> Result<i64, EngineError> {
         match customer {
             CustomerRef::Id(id) => Ok(i64::from(id)),
             CustomerRef::LastName(name) => {
@@ -225,9 +242,7 @@ impl<'a, S: Session> Txn<'a, S> {
 fn missing(stmt: Stmt, params: &[Value]) -> EngineError {
     EngineError::fatal(
         "DRIVEBENCH",
-        format!(
-            "no row for {params:?}: the TPC-C data is incomplete or inconsistent (reload it)"
-        ),
+        format!("no row for {params:?}: the TPC-C data is incomplete or inconsistent (reload it)"),
     )
     .during(stmt.name())
 }
@@ -283,7 +298,8 @@ pub async fn new_order<S: Session>(
     let mut x = Txn::begin(s, c, false).await?;
     x.one(Stmt::NoWarehouse, &[Value::Int(w)]).await?;
     let w_tax = x.num(0);
-    x.one(Stmt::NoDistrict, &[Value::Int(w), Value::Int(d)]).await?;
+    x.one(Stmt::NoDistrict, &[Value::Int(w), Value::Int(d)])
+        .await?;
     let (d_tax, o_id) = (x.num(0), x.int(1));
     x.write(Stmt::NoDistrictNext, &[Value::Int(w), Value::Int(d)])
         .await?;
