@@ -3,16 +3,18 @@
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
 //! and results are written after each phase. Dispatch on the engine kind happens here, once.
 //! `steady` holds the SNIA steady-state rule that preconditions are judged by; `curve` the
-//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves.
+//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves; `recheck` the
+//! TPC-C consistency checks run again on a finished run's instances (`drivebench check`).
 
 pub mod curve;
 mod load;
 mod phases;
-mod tpcc;
 pub mod prebuilt;
 pub mod preflight;
+pub mod recheck;
 pub mod servers;
 pub mod steady;
+mod tpcc;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -46,6 +48,8 @@ pub struct InstanceExtras {
     pub variables: BTreeMap<String, String>,
     /// Where its data was copied from (`prebuilt_dir`).
     pub prebuilt: Option<prebuilt::CopyReport>,
+    /// The URL its clients connect to (server engines; never with a password).
+    pub url: Option<String>,
 }
 
 /// Where a run writes and what it listens to, handed down every protocol step.
@@ -119,6 +123,7 @@ pub(crate) async fn run_with<C: Connector>(
                 .join(&i.name)
                 .display()
                 .to_string(),
+            url: extras.url,
             load: None,
             variables: extras.variables,
             prebuilt: extras.prebuilt,
@@ -133,7 +138,11 @@ pub(crate) async fn run_with<C: Connector>(
     if let Err(e) = ctx.dir.write_result(ctx.report) {
         return Ending::Failed(e.to_string());
     }
-    match (plan.workload.benchmark, &plan.workload.sysbench, &plan.workload.tpcc) {
+    match (
+        plan.workload.benchmark,
+        &plan.workload.sysbench,
+        &plan.workload.tpcc,
+    ) {
         (BenchmarkKind::Sysbench, Some(o), _) => {
             let workload = Arc::new(Sysbench::new(o.clone(), engine));
             phases::run_phases(plan, connectors, workload, None, ctx).await
@@ -145,8 +154,7 @@ pub(crate) async fn run_with<C: Connector>(
             };
             let mut probe = tpcc::NewOrderProbe::open(plan, &connectors).await;
             let ending =
-                phases::run_phases(plan, connectors.clone(), workload, Some(&mut probe), ctx)
-                    .await;
+                phases::run_phases(plan, connectors.clone(), workload, Some(&mut probe), ctx).await;
             drop(probe);
             if ending != Ending::Complete {
                 return ending;
