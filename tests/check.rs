@@ -87,6 +87,10 @@ fn check_passes_on_a_finished_run_and_fails_the_check_a_corrupted_row_breaks() {
         summary.contains("re-run by `drivebench check`"),
         "{summary}"
     );
+    let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    assert!(
+        html.contains("<li class=\"fail\">sqlite-1: 3.3.2.1 W_YTD = sum(D_YTD): 1 of 1 warehouse")
+    );
 
     // Bad input: an instance the run does not have, and a database that is gone.
     let unknown = check(&run_dir, &["--instance", "sqlite-9"]);

@@ -7,6 +7,7 @@ mod compare_html;
 pub mod compare_tpcc;
 pub mod host;
 pub mod html;
+mod html_tpcc;
 pub mod live;
 pub mod markdown;
 pub mod result;
