@@ -4,6 +4,7 @@
 
 pub mod compare;
 mod compare_html;
+mod compare_md;
 pub mod compare_tpcc;
 pub mod host;
 pub mod html;
