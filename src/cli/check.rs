@@ -11,15 +11,7 @@ use crate::protocol::recheck::recheck;
 use crate::report::result::RunStatus;
 use crate::report::{self, RESULT_FILE};
 
-/// Run the TPC-C consistency checks (clause 3.3.2) again on a finished run's instances.
-///
-/// Reachable instances: SQLite databases (a run leaves them in the target), private servers
-/// left running (`keep_running = true`; result.json records their URL) and external servers
-/// (the plan's URL; the password from the same `password_env`/`password_file`). Exit codes:
-/// 0 every check passed, 1 a check failed (or could not run), 2 not a TPC-C run, a run still
-/// running, or an instance that cannot be reached (named, with why).
 #[derive(Debug, clap::Args)]
-#[command(verbatim_doc_comment)]
 pub struct Args {
     /// A run directory holding the result.json of a TPC-C run.
     pub run_dir: PathBuf,
