@@ -89,3 +89,68 @@ fn bad_arguments_exit_2() {
         assert!(text(&out.stderr).contains("error"), "{args:?}");
     }
 }
+
+const TPCC_A: &str = "tests/data/compare/tpcc_a.json";
+const TPCC_B: &str = "tests/data/compare/tpcc_b.json";
+
+#[test]
+fn two_tpcc_runs_are_ranked_by_tpmc_with_per_kind_tails_as_the_golden_file_says() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("cmp");
+    let out = run(&[
+        "compare",
+        TPCC_A,
+        TPCC_B,
+        "--label",
+        &format!("four terminals={TPCC_A}"),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let golden =
+        std::fs::read_to_string(root().join("tests/data/compare/expected_tpcc.md")).unwrap();
+    assert_eq!(text(&out.stdout), golden);
+    let json = common::read_json(&out_dir.join("compare.json"));
+    let a = common::read_json(&root().join(TPCC_A));
+    let tpmc = a["phases"][0]["tpcc"]["tpmc"].as_f64().unwrap();
+    assert_eq!(json["groups"][0]["tpmc"][0]["label"], "four terminals");
+    assert_eq!(json["groups"][0]["tpmc"][0]["value"].as_f64(), Some(tpmc));
+    assert_eq!(
+        json["runs"][0]["tpcc"]["per_kind"][4]["p99_ms"],
+        a["phases"][0]["summary"]["per_kind"][4]["latency_ms"]["p99"]
+    );
+    let html = std::fs::read_to_string(out_dir.join("compare.html")).unwrap();
+    for needle in [
+        "<h3>tpmC, TPC-C-like (higher is better)</h3>",
+        "<h3>TPC-C-like figures (not audited)</h3>",
+        "<h3>p90 / p99 response time per kind, ms (lower is better)</h3>",
+        &format!("<td>four terminals</td><td>{tpmc:.0}</td>"),
+        "<td>stock_level</td>",
+    ] {
+        assert!(html.contains(needle), "{needle} missing");
+    }
+    // A sysbench comparison has none of it.
+    let sysbench = tmp.path().join("sysbench");
+    let out = run(&["compare", A, B, "--out", sysbench.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("tpmC"));
+    let json = common::read_json(&sysbench.join("compare.json"));
+    assert!(json["groups"][0].get("tpmc").is_none());
+    assert!(json["runs"][0].get("tpcc").is_none());
+}
+
+#[test]
+fn a_tpcc_run_and_a_sysbench_run_are_refused_as_different_workloads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("cmp");
+    let out = run(&["compare", A, TPCC_A, "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("different workloads")
+            && err.contains("tpcc with 1 warehouses")
+            && err.contains("sysbench oltp_read_write"),
+        "{err}"
+    );
+    assert!(!out_dir.exists(), "nothing written");
+}

@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{run, run_quickstart, text};
+use common::{read_json, run, run_quickstart, text, tpcc_sqlite_run};
 
 fn quickstart_run(dir: &Path) -> std::path::PathBuf {
     let out_dir = dir.join("run");
@@ -40,6 +40,7 @@ fn the_quickstart_report_is_self_contained_and_regenerated_from_result_json() {
         3,
         "two time charts and one distribution"
     );
+    assert!(!html.contains("TPC-C"), "no TPC-C section for sysbench");
     let lower = html.to_lowercase();
     for banned in ["http://", "https://", "<script", "src=", "@import", "url("] {
         assert!(!lower.contains(banned), "report.html references {banned}");
@@ -60,8 +61,9 @@ fn chromium() -> Option<&'static str> {
         .find(|p| Path::new(p).exists())
 }
 
-#[test]
-fn the_report_renders_in_headless_chromium_without_console_errors() {
+/// Render `page` in headless Chromium: no console messages, a screenshot of real size. Skips
+/// (outside CI) when there is no Chromium.
+fn render_in_chromium(page: &Path, dir: &Path) {
     let Some(browser) = chromium() else {
         assert!(
             std::env::var("CI").is_err(),
@@ -70,10 +72,8 @@ fn the_report_renders_in_headless_chromium_without_console_errors() {
         eprintln!("skipped: no chromium here (apt-get install -y chromium)");
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let out_dir = quickstart_run(tmp.path());
-    let shot = tmp.path().join("report.png");
-    let profile = tmp.path().join("profile");
+    let shot = dir.join("report.png");
+    let profile = dir.join("profile");
     let out = Command::new(browser)
         .args([
             "--headless",
@@ -89,7 +89,7 @@ fn the_report_renders_in_headless_chromium_without_console_errors() {
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", out_dir.join("report.html").display()))
+        .arg(format!("file://{}", page.display()))
         .output()
         .unwrap();
     let stderr = text(&out.stderr);
@@ -105,4 +105,109 @@ fn the_report_renders_in_headless_chromium_without_console_errors() {
         "{} bytes",
         png.len()
     );
+}
+
+#[test]
+fn the_report_renders_in_headless_chromium_without_console_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = quickstart_run(tmp.path());
+    render_in_chromium(&out_dir.join("report.html"), tmp.path());
+}
+
+/// The text of the TPC-C headline report.html gives for `result`'s recorded phase.
+fn tpcc_headline(tp: &serde_json::Value) -> String {
+    format!(
+        "TPC-C-like (not audited): tpmC <b>{:.0}</b>, NOPM <b>{:.0}</b>.",
+        tp["tpmc"].as_f64().unwrap(),
+        tp["nopm"].as_f64().unwrap()
+    )
+}
+
+#[test]
+fn a_tpcc_report_has_the_headline_per_kind_table_deviations_and_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tpcc_sqlite_run(tmp.path());
+    let result = read_json(&out_dir.join("result.json"));
+    let sample = &result["phases"][1];
+    assert_eq!(sample["name"], "sample");
+    let tp = &sample["tpcc"];
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(html.contains("<h2 class=\"tpcc\">TPC-C-like: sample</h2>"));
+    assert!(html.contains(&tpcc_headline(tp)), "{}", tpcc_headline(tp));
+    assert_eq!(
+        html.matches("TPC-C-like: ").count(),
+        1,
+        "recorded phase only"
+    );
+    // One row per kind, with its count, share, p90 and limit from result.json.
+    let kinds = sample["summary"]["per_kind"].as_array().unwrap();
+    assert_eq!(kinds.len(), 5);
+    for (i, k) in kinds.iter().enumerate() {
+        let mix = &tp["mix"][i];
+        let limit = &tp["response_time_limits"][i];
+        let row = format!(
+            "<tr><td>{}</td><td>{}</td><td{}>{:.1}</td><td>{}</td>",
+            k["kind"].as_str().unwrap(),
+            k["transactions"],
+            if mix["passed"] == true {
+                ""
+            } else {
+                " class=\"fail\""
+            },
+            mix["pct"].as_f64().unwrap(),
+            match mix["min_pct"].as_f64().unwrap() {
+                0.0 => "-".to_string(),
+                m => format!("{m:.0}"),
+            }
+        );
+        assert!(html.contains(&row), "{row}");
+        let p90 = format!(
+            ">{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.0}</td><td>{}</td>",
+            k["latency_ms"]["p90"].as_f64().unwrap(),
+            k["latency_ms"]["p95"].as_f64().unwrap(),
+            k["latency_ms"]["p99"].as_f64().unwrap(),
+            k["latency_ms"]["max"].as_f64().unwrap(),
+            limit["limit_ms"].as_f64().unwrap(),
+            k["rolled_back"]
+        );
+        assert!(html.contains(&p90), "{p90}");
+    }
+    assert!(html.contains(
+        "<li class=\"warn\">non-spec: pacing = &quot;none&quot;: no keying or think times (throughput mode)"
+    ));
+    assert!(!html.contains("Start lateness"), "closed loop: no schedule");
+    let n = result["checks"].as_array().unwrap().len();
+    assert!(html.contains(&format!(
+        "{n} of {n} passed. <span class=\"status ok\">all passed</span>"
+    )));
+    assert!(!html.contains("<ul class=\"tpcc-failed\">"));
+
+    // The same run under spec pacing with a failed check and an error: the section says so.
+    let mut changed = result.clone();
+    changed["plan"]["workload"]["tpcc"]["pacing"] = "spec".into();
+    changed["phases"][1]["summary"]["start_lag_ms"]["p99"] = 7.25.into();
+    changed["checks"][2]["passed"] = false.into();
+    changed["checks"][2]["detail"] = "1 of 10 districts violates it; first: district (1,3)".into();
+    changed["phases"][1]["summary"]["per_kind"][1]["errors_by_code"] =
+        serde_json::json!([{"class": "retryable", "code": "SQLITE_BUSY", "count": 3}]);
+    std::fs::write(
+        out_dir.join("result.json"),
+        serde_json::to_string(&changed).unwrap(),
+    )
+    .unwrap();
+    let rep = run(&["report", out_dir.to_str().unwrap()]);
+    assert_eq!(rep.status.code(), Some(0), "{}", text(&rep.stderr));
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(html.contains("Start lateness against the schedule: p50 "));
+    assert!(html.contains("p99 7.250 ms"));
+    let name = changed["checks"][2]["name"].as_str().unwrap();
+    let failed = format!(
+        "<li class=\"fail\">sqlite-1: {name}: 1 of 10 districts violates it; first: district (1,3)</li>"
+    );
+    assert!(html.contains(&failed), "{failed}");
+    assert!(html.contains(&format!("{} of {n} passed.", n - 1)));
+    assert!(html.contains("<span class=\"status bad\">FAILED</span>"));
+    assert!(html.contains("Errors by code: payment SQLITE_BUSY x3."));
+    assert!(html.contains("<td>3</td></tr>"), "payment's errors cell");
+    render_in_chromium(&out_dir.join("report.html"), tmp.path());
 }

@@ -2,6 +2,7 @@
 //! Errors become exit codes here: 2 for invalid input (nothing started), 1 for runtime
 //! failures, 130 for interruption.
 
+pub mod check;
 pub mod compare;
 pub mod logging;
 pub mod plan;
@@ -30,6 +31,17 @@ pub enum Command {
     Report(report::Args),
     /// Rank runs of the same workload by TPS, average and p99 latency; write compare.{md,html,json}.
     Compare(compare::Args),
+    /// Run the TPC-C consistency checks again on a finished run's reachable instances.
+    ///
+    /// Reachable: SQLite databases (a run leaves them in the target), private servers left
+    /// running (keep_running = true; result.json records their URL) and external servers (the
+    /// plan's URL, the password from the same password_env/password_file). The checks replace
+    /// those instances' entries in result.json's `checks`; summary.md and report.html are
+    /// rebuilt.
+    ///
+    /// Exit codes: 0 every check passed; 1 a check failed (or could not run); 2 not a TPC-C
+    /// run, a run still running, or an instance that cannot be reached (named, with why).
+    Check(check::Args),
     /// Print the JSON Schema of scenario files or of result.json.
     Schema(schema::Args),
 }
@@ -104,6 +116,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Plan(a) => plan::plan(a),
         Command::Report(a) => report::report(a),
         Command::Compare(a) => compare::compare(a),
+        Command::Check(a) => check::check(a).await,
         Command::Schema(a) => schema::schema(a),
     };
     match result {

@@ -90,6 +90,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         preflight: findings,
         sweeps: Vec::new(),
         checks: Vec::new(),
+        checked_at: None,
         warnings: Vec::new(),
     };
     let cancel = CancellationToken::new();
@@ -121,16 +122,10 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         Ending::Complete => {
             report.status = RunStatus::Complete;
             report.complete = true;
-            let failed: Vec<String> = report
-                .checks
-                .iter()
-                .filter(|c| !c.passed)
-                .map(|c| format!("{}: {}", c.instance, c.name))
-                .collect();
-            if failed.is_empty() {
+            report.error = crate::report::tpcc::checks_error(&report.checks);
+            if report.error.is_none() {
                 EXIT_OK
             } else {
-                report.error = Some(format!("consistency checks failed: {}", failed.join("; ")));
                 EXIT_FAILED
             }
         }

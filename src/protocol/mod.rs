@@ -3,13 +3,15 @@
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
 //! and results are written after each phase. Dispatch on the engine kind happens here, once.
 //! `steady` holds the SNIA steady-state rule that preconditions are judged by; `curve` the
-//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves.
+//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves; `recheck` the
+//! TPC-C consistency checks run again on a finished run's instances (`drivebench check`).
 
 pub mod curve;
 mod load;
 mod phases;
 pub mod prebuilt;
 pub mod preflight;
+pub mod recheck;
 pub mod servers;
 pub mod steady;
 mod tpcc;
@@ -46,6 +48,8 @@ pub struct InstanceExtras {
     pub variables: BTreeMap<String, String>,
     /// Where its data was copied from (`prebuilt_dir`).
     pub prebuilt: Option<prebuilt::CopyReport>,
+    /// The URL its clients connect to (server engines; never with a password).
+    pub url: Option<String>,
 }
 
 /// Where a run writes and what it listens to, handed down every protocol step.
@@ -119,6 +123,7 @@ pub(crate) async fn run_with<C: Connector>(
                 .join(&i.name)
                 .display()
                 .to_string(),
+            url: extras.url,
             load: None,
             variables: extras.variables,
             prebuilt: extras.prebuilt,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::engine::{Connector, EngineError, Rows, Session, StmtId, Value};
 use crate::report::tpcc::InstanceCheck;
 use crate::scenario::Plan;
+use crate::scenario::plan::PlanInstance;
 use crate::workload::tpcc::{check, schema};
 
 /// One session per instance that reads Σ D_NEXT_O_ID.
@@ -72,18 +73,30 @@ pub async fn run_checks<C: Connector>(
 ) -> Result<Vec<InstanceCheck>, String> {
     let mut out = Vec::new();
     for (c, inst) in connectors.iter().zip(&plan.instances) {
-        let st = schema::checks(inst.engine)?;
-        let fail = |e: EngineError| format!("instance {}: consistency checks: {e}", inst.name);
-        let mut s = c.connect().await.map_err(fail)?;
-        let results = check::run_checks(&mut s, &st, warehouses)
-            .await
-            .map_err(fail)?;
-        out.extend(results.into_iter().map(|r| InstanceCheck {
+        out.extend(check_instance(&**c, inst, warehouses).await?);
+    }
+    Ok(out)
+}
+
+/// Run the consistency checks on one instance, on a session of their own.
+pub async fn check_instance<C: Connector>(
+    c: &C,
+    inst: &PlanInstance,
+    warehouses: u32,
+) -> Result<Vec<InstanceCheck>, String> {
+    let st = schema::checks(inst.engine)?;
+    let fail = |e: EngineError| format!("instance {}: consistency checks: {e}", inst.name);
+    let mut s = c.connect().await.map_err(fail)?;
+    let results = check::run_checks(&mut s, &st, warehouses)
+        .await
+        .map_err(fail)?;
+    Ok(results
+        .into_iter()
+        .map(|r| InstanceCheck {
             instance: inst.name.clone(),
             name: r.name,
             passed: r.passed,
             detail: r.detail,
-        }));
-    }
-    Ok(out)
+        })
+        .collect())
 }

@@ -1,9 +1,9 @@
 //! `drivebench compare`: rank runs of the same workload the way the reviews do — TPS (higher is
-//! better), average and p99 latency (lower is better), grouped by instance count, with each
-//! run's distance to the leader and whether its gap to the run ranked above it is more than
-//! noise (Welch's t-test on per-interval TPS, autocorrelation accounted for).
+//! better), average and p99 latency (lower is better), for TPC-C tpmC first and the tables of
+//! `compare_tpcc` after — grouped by instance count, with each run's distance to the leader and
+//! whether its gap to the run ranked above it is more than noise (Welch's t-test on per-interval
+//! TPS, autocorrelation accounted for).
 
-use std::fmt::Write;
 use std::path::Path;
 
 use serde::Serialize;
@@ -25,6 +25,9 @@ pub struct RunEntry {
     pub tps: f64,
     pub latency_avg_ms: f64,
     pub latency_p99_ms: f64,
+    /// TPC-C runs: tpmC, NOPM, efficiency and per-kind p90/p99 of the compared phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<super::compare_tpcc::TpccFigures>,
     /// Total TPS per report interval of the phase (the samples of the significance test).
     #[serde(skip)]
     pub interval_tps: Vec<f64>,
@@ -44,23 +47,42 @@ pub struct Ranked {
 #[derive(Debug, Clone, Serialize)]
 pub struct Group {
     pub instances: usize,
+    /// TPC-C runs: committed New-Orders per minute (no significance test: the series hold
+    /// total TPS only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tpmc: Vec<Ranked>,
     pub tps: Vec<Ranked>,
     pub latency_avg_ms: Vec<Ranked>,
     pub latency_p99_ms: Vec<Ranked>,
 }
 
 impl Group {
-    /// The three ranking tables: title, rows, decimals shown.
-    pub fn tables(&self) -> [(&'static str, &[Ranked], usize); 3] {
-        [
-            ("TPS (higher is better)", &self.tps, 2),
+    /// The ranking tables (tpmC first when there is one): title, rows, decimals shown.
+    pub fn tables(&self) -> Vec<(&'static str, &[Ranked], usize)> {
+        let tpmc = ("tpmC, TPC-C-like (higher is better)", &self.tpmc[..], 0);
+        let mut tables: Vec<_> = (!self.tpmc.is_empty())
+            .then_some(tpmc)
+            .into_iter()
+            .collect();
+        tables.extend([
+            ("TPS (higher is better)", &self.tps[..], 2),
             (
                 "Average latency, ms (lower is better)",
                 &self.latency_avg_ms,
                 3,
             ),
             ("p99 latency, ms (lower is better)", &self.latency_p99_ms, 3),
-        ]
+        ]);
+        tables
+    }
+}
+
+impl Group {
+    /// The runs of this group, in the order given.
+    pub fn members<'a>(&self, runs: &'a [RunEntry]) -> Vec<&'a RunEntry> {
+        runs.iter()
+            .filter(|e| e.instances == self.instances)
+            .collect()
     }
 }
 
@@ -193,6 +215,7 @@ pub fn compare(
             tps: phase.summary.tps,
             latency_avg_ms: phase.summary.latency_ms.avg,
             latency_p99_ms: phase.summary.latency_ms.p99,
+            tpcc: super::compare_tpcc::figures(phase),
             interval_tps: phase.total_tps().into_iter().map(|(_, tps)| tps).collect(),
         });
     }
@@ -203,11 +226,18 @@ pub fn compare(
         .into_iter()
         .map(|n| {
             let members: Vec<&RunEntry> = entries.iter().filter(|e| e.instances == n).collect();
+            let tpcc: Vec<&RunEntry> = members
+                .iter()
+                .copied()
+                .filter(|e| e.tpcc.is_some())
+                .collect();
+            let tpmc = |e: &RunEntry| e.tpcc.as_ref().map_or(0.0, |t| t.tpmc);
             Group {
                 instances: n,
-                tps: rank(&members, |e| e.tps, true),
-                latency_avg_ms: rank(&members, |e| e.latency_avg_ms, false),
-                latency_p99_ms: rank(&members, |e| e.latency_p99_ms, false),
+                tpmc: rank(&tpcc, tpmc, true, false),
+                tps: rank(&members, |e| e.tps, true, true),
+                latency_avg_ms: rank(&members, |e| e.latency_avg_ms, false, false),
+                latency_p99_ms: rank(&members, |e| e.latency_p99_ms, false, false),
             }
         })
         .collect();
@@ -219,7 +249,13 @@ pub fn compare(
     })
 }
 
-fn rank(members: &[&RunEntry], value: fn(&RunEntry) -> f64, higher_better: bool) -> Vec<Ranked> {
+/// Rank `members` by `value`; `test`: Welch's t-test on interval TPS against the run above.
+fn rank(
+    members: &[&RunEntry],
+    value: fn(&RunEntry) -> f64,
+    higher_better: bool,
+    test: bool,
+) -> Vec<Ranked> {
     let mut order: Vec<&&RunEntry> = members.iter().collect();
     order.sort_by(|a, b| {
         let (x, y) = (value(a), value(b));
@@ -239,7 +275,7 @@ fn rank(members: &[&RunEntry], value: fn(&RunEntry) -> f64, higher_better: bool)
             } else {
                 0.0
             },
-            vs_previous: (higher_better && i > 0)
+            vs_previous: (test && i > 0)
                 .then(|| welch(&order[i - 1].interval_tps, &e.interval_tps))
                 .flatten(),
         })
@@ -251,7 +287,7 @@ type Fact = fn(&RunReport) -> String;
 
 /// Settings that differ between runs, one line each ("clients: a = 8, b = 32").
 fn differences(runs: &[(Option<String>, String, RunReport)]) -> Vec<String> {
-    let facts: [(&str, Fact); 9] = [
+    let facts: [(&str, Fact); 10] = [
         ("clients per instance", |r| {
             r.plan.workload.clients.to_string()
         }),
@@ -283,6 +319,10 @@ fn differences(runs: &[(Option<String>, String, RunReport)]) -> Vec<String> {
         }),
         ("pacing", |r| match &r.plan.workload.tpcc {
             Some(t) => t.pacing.name().to_string(),
+            None => "-".into(),
+        }),
+        ("terminals per warehouse", |r| match &r.plan.workload.tpcc {
+            Some(t) => t.terminals_per_warehouse.to_string(),
             None => "-".into(),
         }),
     ];
@@ -317,66 +357,5 @@ pub fn html(c: &Comparison) -> String {
 
 /// compare.md, also printed.
 pub fn markdown(c: &Comparison) -> String {
-    let mut s = String::from(
-        "# drivebench compare\n\n| run | source | scenario | started | compared phase | complete |\n|---|---|---|---|---|---|\n",
-    );
-    for e in &c.runs {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} |",
-            e.label,
-            e.source,
-            e.scenario,
-            e.started_at,
-            e.phase,
-            if e.complete { "yes" } else { "no (partial)" }
-        );
-    }
-    for why in &c.incomparable {
-        let _ = writeln!(s, "\n**Compared with --force:** {why}");
-    }
-    if !c.differences.is_empty() {
-        s.push_str("\nSettings that differ (compared anyway):\n\n");
-        for d in &c.differences {
-            let _ = writeln!(s, "- {d}");
-        }
-    }
-    for g in &c.groups {
-        let _ = writeln!(s, "\n## {} instance(s) per run", g.instances);
-        for (title, rows, decimals) in g.tables() {
-            table(&mut s, title, rows, decimals);
-        }
-    }
-    let _ = writeln!(
-        s,
-        "\n\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p < {ALPHA}."
-    );
-    s
-}
-
-fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
-    let sig = rows.iter().any(|r| r.vs_previous.is_some());
-    let _ = writeln!(s, "\n### {title}\n");
-    let _ = writeln!(
-        s,
-        "| rank | run | value | vs leader |{}\n|---:|---|---:|---:|{}",
-        if sig { " vs above |" } else { "" },
-        if sig { "---|" } else { "" }
-    );
-    for r in rows {
-        let _ = write!(
-            s,
-            "| {} | {} | {:.*} | {} |",
-            r.rank,
-            r.label,
-            decimals,
-            r.value,
-            r.vs_leader_text()
-        );
-        if sig {
-            let cell = r.vs_above_text();
-            let _ = write!(s, "{}{cell} |", if cell.is_empty() { "" } else { " " });
-        }
-        s.push('\n');
-    }
+    super::compare_md::page(c)
 }

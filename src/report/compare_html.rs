@@ -1,5 +1,5 @@
-//! compare.html: the ranking tables and every run's TPS over its compared phase on one chart,
-//! self-contained like report.html.
+//! compare.html: the ranking tables (and a TPC-C run's figures per run and per kind) and every
+//! run's TPS over its compared phase on one chart, self-contained like report.html.
 
 use std::fmt::Write;
 
@@ -44,6 +44,7 @@ pub fn page(c: &Comparison) -> String {
         for (title, rows, decimals) in g.tables() {
             table(&mut s, title, rows, decimals);
         }
+        super::compare_tpcc::html(&mut s, &g.members(&c.runs));
     }
     let series = c
         .runs

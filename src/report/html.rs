@@ -1,7 +1,8 @@
 //! report.html: one self-contained page per run, from result.json only — header (scenario,
 //! drive, host, engines, status), summary tables, TPS and latency over time with the phase
 //! boundaries, the latency percentile distribution of each recorded phase, loads, warnings and
-//! the resolved plan. Inline CSS and SVG; nothing is fetched, nothing runs.
+//! the resolved plan; for a TPC-C run the section `html_tpcc` writes. Inline CSS and SVG;
+//! nothing is fetched, nothing runs.
 
 use std::fmt::Write;
 
@@ -21,7 +22,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:8px 0
 .chart text{font-size:11px;fill:#333}.ct{font-size:13px!important;font-weight:600}\
 .yt{text-anchor:end}.xt,.xl{text-anchor:middle}.yl{text-anchor:middle}\
 .grid{stroke:#e5e5e5}.mark{stroke:#888;stroke-dasharray:3 3}.mt{fill:#666!important}\
-.warn{color:#8a5a00}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}\
+.warn{color:#8a5a00}.fail{color:#a33;font-weight:600}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}\
 @media print{.chart{page-break-inside:avoid}}";
 
 pub fn page(r: &RunReport) -> String {
@@ -39,6 +40,7 @@ pub fn page(r: &RunReport) -> String {
     if r.phases.is_empty() {
         s.push_str("<p>No phase was measured.</p>");
     }
+    super::html_tpcc::section(&mut s, r);
     over_time(&mut s, r);
     for phase in r.phases.iter().filter(|p| p.recorded) {
         distribution(&mut s, phase);

@@ -96,9 +96,14 @@ pub fn summary(r: &RunReport) -> String {
     }
     if !r.checks.is_empty() {
         let failed: Vec<_> = r.checks.iter().filter(|c| !c.passed).collect();
+        let again = r
+            .checked_at
+            .as_deref()
+            .map(|t| format!(" (re-run by `drivebench check` at {t})"))
+            .unwrap_or_default();
         let _ = writeln!(
             s,
-            "\n## Consistency checks\n\n{} of {} passed.",
+            "\n## Consistency checks\n\n{} of {} passed{again}.",
             r.checks.len() - failed.len(),
             r.checks.len()
         );

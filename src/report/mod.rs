@@ -4,8 +4,11 @@
 
 pub mod compare;
 mod compare_html;
+mod compare_md;
+pub mod compare_tpcc;
 pub mod host;
 pub mod html;
+mod html_tpcc;
 pub mod live;
 pub mod markdown;
 pub mod result;

@@ -37,6 +37,9 @@ pub struct RunReport {
     /// Consistency checks run after the phases (TPC-C, clause 3.3.2), per instance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<super::tpcc::InstanceCheck>,
+    /// RFC 3339, UTC: when `drivebench check` last replaced `checks` (absent: the run's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked_at: Option<String>,
     pub warnings: Vec<String>,
 }
 
@@ -63,6 +66,10 @@ pub struct InstanceReport {
     pub version: String,
     /// Where the instance keeps its data.
     pub data_path: String,
+    /// Server engines: the URL clients connected to (a private server's own, an external one's
+    /// from the plan); never a password. Absent for SQLite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     pub load: Option<LoadReport>,
     /// Effective server variables (server engines), e.g. innodb_buffer_pool_size.
     #[serde(default)]

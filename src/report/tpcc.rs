@@ -46,6 +46,17 @@ pub struct InstanceCheck {
     pub detail: String,
 }
 
+/// A complete run's error line when a check failed: "consistency checks failed: sqlite-1:
+/// 3.3.2.1 ...; ...", or None when all passed.
+pub fn checks_error(checks: &[InstanceCheck]) -> Option<String> {
+    let failed: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| format!("{}: {}", c.instance, c.name))
+        .collect();
+    (!failed.is_empty()).then(|| format!("consistency checks failed: {}", failed.join("; ")))
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct MixShare {
     pub kind: String,

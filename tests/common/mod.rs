@@ -35,19 +35,41 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 /// `drivebench run scenarios/quickstart.toml --quiet` with a time scale, run directory, target
 /// and `--set` overrides.
 pub fn run_quickstart(time_scale: &str, out: &Path, target: &Path, sets: &[&str]) -> Output {
+    run_scenario("scenarios/quickstart.toml", time_scale, out, target, sets)
+}
+
+/// `drivebench run SCENARIO --quiet` with a time scale, run directory, target and `--set`
+/// overrides.
+pub fn run_scenario(
+    scenario: &str,
+    time_scale: &str,
+    out: &Path,
+    target: &Path,
+    sets: &[&str],
+) -> Output {
     let mut cmd = bin();
-    cmd.args([
-        "run",
-        "scenarios/quickstart.toml",
-        "--quiet",
-        "--time-scale",
-        time_scale,
-    ]);
+    cmd.args(["run", scenario, "--quiet", "--time-scale", time_scale]);
     cmd.arg("--out").arg(out).arg("--target").arg(target);
     for s in sets {
         cmd.args(["--set", s]);
     }
     cmd.current_dir(root()).output().expect("run drivebench")
+}
+
+/// A tiny TPC-C run on SQLite (scenarios/ci-tpcc-sqlite.toml at a fifth of its length: one
+/// warehouse, 1 s + 3 s) into `dir/run` with its target in `dir/target`; returns the run
+/// directory.
+pub fn tpcc_sqlite_run(dir: &Path) -> PathBuf {
+    let out_dir = dir.join("run");
+    let out = run_scenario(
+        "scenarios/ci-tpcc-sqlite.toml",
+        "0.2",
+        &out_dir,
+        &dir.join("target"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    out_dir
 }
 
 /// Wait until `path` has at least `n` lines (a run's series.csv: the phases are running).

@@ -158,6 +158,7 @@ async fn connect_and_run<K: ServerKind>(
         extras.push(InstanceExtras {
             variables: vars,
             prebuilt: copies.get_mut(i).and_then(Option::take),
+            url: Some(url),
         });
         connectors.push(Arc::new(connector));
     }

@@ -1,0 +1,73 @@
+//! compare.md (also printed): the runs, the settings that differ, and per instance count the
+//! ranking tables (and a TPC-C run's figures), in the same order as compare.html.
+
+use std::fmt::Write;
+
+use super::compare::{ALPHA, Comparison, Ranked};
+
+/// compare.md, also printed.
+pub fn page(c: &Comparison) -> String {
+    let mut s = String::from(
+        "# drivebench compare\n\n| run | source | scenario | started | compared phase | complete |\n|---|---|---|---|---|---|\n",
+    );
+    for e in &c.runs {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            e.label,
+            e.source,
+            e.scenario,
+            e.started_at,
+            e.phase,
+            if e.complete { "yes" } else { "no (partial)" }
+        );
+    }
+    for why in &c.incomparable {
+        let _ = writeln!(s, "\n**Compared with --force:** {why}");
+    }
+    if !c.differences.is_empty() {
+        s.push_str("\nSettings that differ (compared anyway):\n\n");
+        for d in &c.differences {
+            let _ = writeln!(s, "- {d}");
+        }
+    }
+    for g in &c.groups {
+        let _ = writeln!(s, "\n## {} instance(s) per run", g.instances);
+        for (title, rows, decimals) in g.tables() {
+            table(&mut s, title, rows, decimals);
+        }
+        super::compare_tpcc::markdown(&mut s, &g.members(&c.runs));
+    }
+    let _ = writeln!(
+        s,
+        "\n\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p < {ALPHA}."
+    );
+    s
+}
+
+fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
+    let sig = rows.iter().any(|r| r.vs_previous.is_some());
+    let _ = writeln!(s, "\n### {title}\n");
+    let _ = writeln!(
+        s,
+        "| rank | run | value | vs leader |{}\n|---:|---|---:|---:|{}",
+        if sig { " vs above |" } else { "" },
+        if sig { "---|" } else { "" }
+    );
+    for r in rows {
+        let _ = write!(
+            s,
+            "| {} | {} | {:.*} | {} |",
+            r.rank,
+            r.label,
+            decimals,
+            r.value,
+            r.vs_leader_text()
+        );
+        if sig {
+            let cell = r.vs_above_text();
+            let _ = write!(s, "{}{cell} |", if cell.is_empty() { "" } else { " " });
+        }
+        s.push('\n');
+    }
+}
