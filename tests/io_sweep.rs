@@ -4,7 +4,9 @@
 use std::sync::atomic::AtomicBool;
 
 use drivebench::io::sweep::{PointKind, SweepSpec, run_sweep};
-use drivebench::io::{Arrivals, DirectTarget, Region, TargetSpec, open_target, profile};
+use drivebench::io::{
+    Arrivals, DirectTarget, EngineChoice, Region, TargetSpec, open_target, profile,
+};
 use drivebench::protocol::curve::CurveSpec;
 use drivebench::report::sweeps::{self, SweepReport};
 
@@ -18,7 +20,7 @@ fn target(dir: &std::path::Path) -> DirectTarget {
 
 fn spec(points: &[f64]) -> SweepSpec {
     SweepSpec {
-        profile: *profile("4k-random-write-128").unwrap(),
+        profile: profile("4k-random-write-128").unwrap().clone(),
         region: Region {
             start_fraction: 0.0,
             end_fraction: 0.25,
@@ -32,7 +34,9 @@ fn spec(points: &[f64]) -> SweepSpec {
             slo_p99_ms: None,
             slo_steps: 0,
         },
+        fixed_rate: None,
         arrivals: Arrivals::Uniform,
+        engine: EngineChoice::Auto,
         seed: 7,
         steady: None,
     }

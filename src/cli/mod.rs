@@ -8,6 +8,7 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod sweep;
 
 use clap::{Parser, Subcommand};
 
@@ -32,6 +33,8 @@ pub enum Command {
     Compare(compare::Args),
     /// Print the JSON Schema of scenario files or of result.json.
     Schema(schema::Args),
+    /// Sweep a file or block device with direct I/O: latency-vs-IOPS curves per profile.
+    Sweep(Box<sweep::Args>),
 }
 
 /// What `run` and `plan` share: the scenario and the ways to adjust it.
@@ -105,6 +108,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Report(a) => report::report(a),
         Command::Compare(a) => compare::compare(a),
         Command::Schema(a) => schema::schema(a),
+        Command::Sweep(a) => sweep::sweep(*a).await,
     };
     match result {
         Ok(code) => code,

@@ -3,7 +3,8 @@
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
 //! and results are written after each phase. Dispatch on the engine kind happens here, once.
 //! `steady` holds the SNIA steady-state rule that preconditions are judged by; `curve` the
-//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves.
+//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves; `sweeps` the
+//! synthetic I/O sweeps that follow the phases.
 
 pub mod curve;
 mod phases;
@@ -11,6 +12,7 @@ pub mod prebuilt;
 pub mod preflight;
 pub mod servers;
 pub mod steady;
+pub mod sweeps;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -57,12 +59,17 @@ pub struct RunCtx<'a> {
 
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.
 pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
-    match plan.instances.first().map(|i| i.engine) {
+    let ending = match plan.instances.first().map(|i| i.engine) {
         None => Ending::Failed("no instances".into()),
         Some(EngineKind::Sqlite) => run_sqlite(plan, ctx).await,
         Some(EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres) => {
             servers::run(plan, ctx).await
         }
+    };
+    match ending {
+        // The engines are stopped by now: the sweeps have the drive to themselves.
+        Ending::Complete if !plan.sweeps.is_empty() => sweeps::run_all(plan, ctx).await,
+        other => other,
     }
 }
 

@@ -36,7 +36,7 @@ pub fn page(r: &RunReport) -> String {
     for phase in recorded.chain(r.phases.iter().filter(|p| !p.recorded)) {
         summary_table(&mut s, phase);
     }
-    if r.phases.is_empty() {
+    if r.phases.is_empty() && !r.plan.instances.is_empty() {
         s.push_str("<p>No phase was measured.</p>");
     }
     over_time(&mut s, r);
@@ -116,16 +116,18 @@ fn header(s: &mut String, r: &RunReport) {
         Some(rate) => format!("open model at {rate} tx/s per instance"),
         None => "closed loop".into(),
     };
-    row(
-        "Workload",
-        format!(
-            "sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}",
-            w.sysbench.test.name(),
-            w.sysbench.tables,
-            w.sysbench.table_size,
-            w.clients
-        ),
-    );
+    if !r.plan.instances.is_empty() {
+        row(
+            "Workload",
+            format!(
+                "sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}",
+                w.sysbench.test.name(),
+                w.sysbench.tables,
+                w.sysbench.table_size,
+                w.clients
+            ),
+        );
+    }
     if r.plan.time_scale != 1.0 {
         row(
             "Time scale",

@@ -44,15 +44,17 @@ pub fn summary(r: &RunReport) -> String {
         Some(rate) => format!("open model at {rate} tx/s per instance"),
         None => "closed loop".into(),
     };
-    let _ = writeln!(
-        s,
-        "- Workload: sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}",
-        w.sysbench.test.name(),
-        w.sysbench.tables,
-        format_count(u64::from(w.sysbench.table_size)),
-        w.clients,
-        w.sysbench.rand_type.name()
-    );
+    if !p.instances.is_empty() {
+        let _ = writeln!(
+            s,
+            "- Workload: sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}",
+            w.sysbench.test.name(),
+            w.sysbench.tables,
+            format_count(u64::from(w.sysbench.table_size)),
+            w.clients,
+            w.sysbench.rand_type.name()
+        );
+    }
     if p.time_scale != 1.0 {
         let _ = writeln!(
             s,
@@ -84,9 +86,10 @@ pub fn summary(r: &RunReport) -> String {
     for phase in ordered {
         phase_table(&mut s, phase);
     }
-    if r.phases.is_empty() {
+    if r.phases.is_empty() && !p.instances.is_empty() {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
+    super::sweeps::markdown(&mut s, &r.sweeps);
     s
 }
 
