@@ -1,7 +1,9 @@
 //! `drivebench compare`: rank runs of the same workload the way the reviews do — TPS (higher is
 //! better), average and p99 latency (lower is better), grouped by instance count, with each
 //! run's distance to the leader and whether its gap to the run ranked above it is more than
-//! noise (Welch's t-test on per-interval TPS, autocorrelation accounted for).
+//! noise (Welch's t-test on per-interval TPS, autocorrelation accounted for). Runs with I/O
+//! sweeps also get the sweep tables of `compare_sweeps`; a sweep-only run is listed there but
+//! not ranked.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -25,6 +27,8 @@ pub struct RunEntry {
     pub tps: f64,
     pub latency_avg_ms: f64,
     pub latency_p99_ms: f64,
+    /// Whether the run has a recorded database phase and is ranked (a sweep-only run is not).
+    pub ranked: bool,
     /// Total TPS per report interval of the phase (the samples of the significance test).
     #[serde(skip)]
     pub interval_tps: Vec<f64>,
@@ -93,6 +97,8 @@ pub struct Comparison {
     /// Settings that differ between the runs.
     pub differences: Vec<String>,
     pub groups: Vec<Group>,
+    /// Per profile, the runs' sweep points side by side (empty when no run has sweeps).
+    pub sweeps: Vec<super::compare_sweeps::SweepComparison>,
 }
 
 /// Significance threshold for "more than noise".
@@ -151,10 +157,16 @@ pub fn compare(
     if runs.len() < 2 {
         return Err("compare needs at least two runs".into());
     }
-    let keys: Vec<String> = runs.iter().map(|(_, _, r)| workload_key(r)).collect();
+    // Sweep-only runs have no database workload to match.
+    let db_runs: Vec<_> = runs
+        .iter()
+        .filter(|(_, _, r)| !r.plan.instances.is_empty())
+        .cloned()
+        .collect();
+    let keys: Vec<String> = db_runs.iter().map(|(_, _, r)| workload_key(r)).collect();
     let mut incomparable = Vec::new();
     if keys.iter().any(|k| *k != keys[0]) {
-        let list: Vec<String> = runs
+        let list: Vec<String> = db_runs
             .iter()
             .zip(&keys)
             .map(|((_, src, _), k)| format!("{src}: {k}"))
@@ -165,11 +177,15 @@ pub fn compare(
         }
         incomparable.push(why);
     }
-    let differences = differences(&runs);
+    let differences = differences(&db_runs);
     let mut entries: Vec<RunEntry> = Vec::new();
     for (label, source, r) in &runs {
-        let phase = compared_phase(r)
-            .ok_or_else(|| format!("{source}: no recorded phase measured any transaction"))?;
+        let phase = compared_phase(r);
+        if phase.is_none() && r.sweeps.is_empty() {
+            return Err(format!(
+                "{source}: no recorded phase measured any transaction, and no sweep ran"
+            ));
+        }
         let mut label = label.clone().unwrap_or_else(|| default_label(r, source));
         let same = entries
             .iter()
@@ -185,20 +201,36 @@ pub fn compare(
             started_at: r.started_at.clone(),
             complete: r.complete,
             instances: r.instances.len(),
-            phase: phase.name.clone(),
-            tps: phase.summary.tps,
-            latency_avg_ms: phase.summary.latency_ms.avg,
-            latency_p99_ms: phase.summary.latency_ms.p99,
-            interval_tps: phase.total_tps().into_iter().map(|(_, tps)| tps).collect(),
+            phase: phase.map_or_else(|| "- (sweeps only)".into(), |p| p.name.clone()),
+            tps: phase.map_or(0.0, |p| p.summary.tps),
+            latency_avg_ms: phase.map_or(0.0, |p| p.summary.latency_ms.avg),
+            latency_p99_ms: phase.map_or(0.0, |p| p.summary.latency_ms.p99),
+            ranked: phase.is_some(),
+            interval_tps: phase
+                .map(|p| p.total_tps().into_iter().map(|(_, tps)| tps).collect())
+                .unwrap_or_default(),
         });
     }
-    let mut counts: Vec<usize> = entries.iter().map(|e| e.instances).collect();
+    let labelled: Vec<(String, &RunReport)> = entries
+        .iter()
+        .zip(&runs)
+        .map(|(e, (_, _, r))| (e.label.clone(), r))
+        .collect();
+    let sweeps = super::compare_sweeps::build(&labelled);
+    let mut counts: Vec<usize> = entries
+        .iter()
+        .filter(|e| e.ranked)
+        .map(|e| e.instances)
+        .collect();
     counts.sort_unstable();
     counts.dedup();
     let groups = counts
         .into_iter()
         .map(|n| {
-            let members: Vec<&RunEntry> = entries.iter().filter(|e| e.instances == n).collect();
+            let members: Vec<&RunEntry> = entries
+                .iter()
+                .filter(|e| e.ranked && e.instances == n)
+                .collect();
             Group {
                 instances: n,
                 tps: rank(&members, |e| e.tps, true),
@@ -212,6 +244,7 @@ pub fn compare(
         incomparable,
         differences,
         groups,
+        sweeps,
     })
 }
 
@@ -338,6 +371,7 @@ pub fn markdown(c: &Comparison) -> String {
             table(&mut s, title, rows, decimals);
         }
     }
+    super::compare_sweeps::markdown(&mut s, &c.sweeps);
     let _ = writeln!(
         s,
         "\n\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p < {ALPHA}."

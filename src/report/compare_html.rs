@@ -1,5 +1,5 @@
-//! compare.html: the ranking tables and every run's TPS over its compared phase on one chart,
-//! self-contained like report.html.
+//! compare.html: the ranking tables, the sweep tables with the runs' curves overlaid, and
+//! every ranked run's TPS over its compared phase on one chart, self-contained like report.html.
 
 use std::fmt::Write;
 
@@ -45,9 +45,11 @@ pub fn page(c: &Comparison) -> String {
             table(&mut s, title, rows, decimals);
         }
     }
-    let series = c
+    super::compare_sweeps::html(&mut s, &c.sweeps);
+    let series: Vec<Series> = c
         .runs
         .iter()
+        .filter(|e| e.ranked)
         .map(|e| Series {
             name: e.label.clone(),
             points: e
@@ -59,6 +61,10 @@ pub fn page(c: &Comparison) -> String {
             dashed: false,
         })
         .collect();
+    if series.is_empty() {
+        s.push_str("</body></html>");
+        return s;
+    }
     s.push_str(&render(&Chart {
         title: "TPS per report interval of the compared phase".into(),
         x_label: "interval".into(),

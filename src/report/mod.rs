@@ -4,6 +4,7 @@
 
 pub mod compare;
 mod compare_html;
+pub mod compare_sweeps;
 pub mod host;
 pub mod html;
 pub mod live;
