@@ -5,8 +5,10 @@
 //!
 //! # Layout
 //!
-//! - [`cli`]: one module per subcommand (`run`, `plan`, `report`, `schema`), exit codes, logging.
-//! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`.
+//! - [`cli`]: one module per subcommand (`run`, `plan`, `report`, `compare`, `schema`,
+//!   `sweep`), exit codes, logging.
+//! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`
+//!   (with its `[[sweep]]` entries).
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
 //!   guard for block devices.
 //! - [`provision`]: private server instances on the target (MariaDB/MySQL): start, wait, stop.
@@ -14,11 +16,12 @@
 //! - [`workload`]: what a virtual client does: `sysbench` OLTP tests, data load, distributions.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop or open-model, retries inside.
 //! - [`protocol`]: engine dispatch, server lifecycle, load, phases as barriers, the sampler,
-//!   preflight findings.
+//!   preflight findings, and the sweep step after the phases.
 //! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
 //!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
-//! - [`report`]: result.json, series.csv, summary.md, live console, host facts.
+//! - [`report`]: result.json, series.csv, sweeps.csv, summary.md, report.html, compare, live
+//!   console, host facts.
 
 pub mod cli;
 pub mod clients;
