@@ -70,7 +70,8 @@ pub struct Args {
     /// Warm-up before each point's recorded window [default: 5s].
     #[arg(long, value_name = "D")]
     pub warmup: Option<String>,
-    /// Curve points in % of the measured maximum, e.g. 10,50,90,100,110 [default: 10,50,70,80,90,100].
+    /// Curve points in % of the measured maximum, e.g. 10,50,90,100,110, or "max" for the
+    /// uncontrolled max run only [default: 10,50,70,80,90,100].
     #[arg(long, value_name = "LIST")]
     pub curve: Option<String>,
     /// Run one point at this many IOPS instead of the max run and the curve.
@@ -125,6 +126,7 @@ fn section(a: &Args) -> Result<SweepSection, CliError> {
     let invalid = |m: String| Err(CliError::Invalid(m));
     let curve = match &a.curve {
         None => None,
+        Some(text) if text.trim() == "max" => Some(Vec::new()),
         Some(text) => Some(
             text.split(',')
                 .map(|p| p.trim().trim_end_matches('%').parse::<f64>())

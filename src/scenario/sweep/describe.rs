@@ -36,6 +36,7 @@ impl PlanSweep {
         }];
         let load = match self.rate {
             Some(rate) => format!("one point at {rate} IOPS"),
+            None if self.curve.points_pct.is_empty() => "the max run only".to_string(),
             None => {
                 let pts: Vec<String> = self
                     .curve

@@ -47,7 +47,8 @@ pub struct SweepSection {
     pub warmup: Option<String>,
     /// Recorded length of each point. Default "30s".
     pub duration: Option<String>,
-    /// Curve points in % of the measured maximum. Default [10, 50, 70, 80, 90, 100].
+    /// Curve points in % of the measured maximum; [] runs the max run only.
+    /// Default [10, 50, 70, 80, 90, 100].
     pub curve: Option<Vec<f64>>,
     /// Run one point at this many IOPS instead of a curve.
     pub rate: Option<f64>,
@@ -341,9 +342,6 @@ pub fn resolve(s: &SweepSection, key: &KeyPath, time_scale: f64) -> Result<PlanS
         .curve
         .clone()
         .unwrap_or_else(|| CurveSpec::DEFAULT_POINTS.to_vec());
-    if points_pct.is_empty() {
-        return Err(bad(key, "curve", "must list at least one percentage"));
-    }
     if let Some(p) = points_pct
         .iter()
         .find(|p| !(p.is_finite() && **p > 0.0 && **p <= 1000.0))

@@ -77,7 +77,6 @@ fn bad_entries_name_their_key() {
             "duration",
             "longer than zero",
         ),
-        (|s| s.curve = Some(vec![]), "curve", "at least one"),
         (|s| s.rate = Some(-5.0), "rate", "positive"),
         (
             |s| {
