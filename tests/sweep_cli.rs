@@ -112,6 +112,15 @@ fn a_sweep_writes_every_point_to_result_json_and_sweeps_csv() {
     assert!(!md.contains("Workload: sysbench"), "{md}");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("4k-random-read-128: latency vs IOPS"));
+
+    // `report` rebuilds sweeps.csv from result.json alone.
+    std::fs::remove_file(out.join("sweeps.csv")).unwrap();
+    let o = common::run(&["report", p(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        std::fs::read_to_string(out.join("sweeps.csv")).unwrap(),
+        csv
+    );
 }
 
 #[test]

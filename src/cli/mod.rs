@@ -27,7 +27,7 @@ pub enum Command {
     Run(run::Args),
     /// Validate a scenario and print its timeline, data size and preflight findings (no side effects).
     Plan(plan::Args),
-    /// Regenerate summary.md, report.html and series.csv of a run directory from its result.json.
+    /// Regenerate summary.md, report.html, series.csv and sweeps.csv of a run directory from its result.json.
     Report(report::Args),
     /// Rank runs of the same workload by TPS, average and p99 latency; write compare.{md,html,json}.
     Compare(compare::Args),
