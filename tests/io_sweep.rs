@@ -156,10 +156,16 @@ fn steady_state_rounds_run_before_the_curve_until_the_rule_holds_or_the_cap() {
         rule,
         round_secs: 0.3,
     });
-    let r = run_sweep(&t, &s, &AtomicBool::new(false), |_| {}).unwrap();
+    let mut rounds = 0;
+    let r = run_sweep(&t, &s, &AtomicBool::new(false), |p| {
+        rounds += usize::from(p.kind == PointKind::SteadyRound)
+    })
+    .unwrap();
+    assert!(r.points.iter().all(|p| p.kind != PointKind::SteadyRound));
     let st = r.steady.unwrap();
-    // A rule this loose holds at the first full window.
+    // A rule this loose holds at the first full window, each round reported as it ended.
     assert_eq!(st.rounds_iops.len(), 3);
+    assert_eq!(rounds, 3);
     assert!(st.steady && st.window.unwrap().first_round == 0);
 
     // One that cannot hold stops at the cap, unsteady.

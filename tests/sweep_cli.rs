@@ -374,3 +374,47 @@ fn ctrl_c_keeps_the_points_measured_so_far_and_exits_130() {
     let csv = std::fs::read_to_string(out.join("sweeps.csv")).unwrap();
     assert_eq!(csv.lines().count(), n + 1, "{csv}");
 }
+
+#[test]
+fn steady_state_rounds_run_before_the_max_run_and_their_verdict_is_kept() {
+    let tmp = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = tmp.path().join("run");
+    let o = sweep(&[
+        "--target",
+        p(&tmp.path().join("t.dat")),
+        "--size",
+        "32MiB",
+        "--profile",
+        "4k-random-read-128",
+        "--steady",
+        "--curve",
+        "max",
+        "--warmup",
+        "0s",
+        "--duration",
+        "200ms",
+        "--out",
+        p(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let live = text(&o.stderr);
+    assert!(
+        live.contains("4k-random-read-128 steady-state round:"),
+        "{live}"
+    );
+    let r = read_json(&out.join("result.json"));
+    validate("schemas/json/result.schema.json", &r);
+    let w = &r["sweeps"][0];
+    let rounds = w["steady"]["rounds_iops"].as_array().unwrap().len();
+    assert!((5..=25).contains(&rounds), "{rounds} rounds");
+    let verdict = w["steady"]["steady"].as_bool().unwrap();
+    assert!(verdict || rounds == 25, "stopped unsteady before the cap");
+    let kinds: Vec<&str> = w["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["max"]);
+    assert_eq!(r["plan"]["sweeps"][0]["steady"]["window"], 5);
+}

@@ -64,6 +64,9 @@ pub enum PointKind {
     Slo,
     /// The one point of a sweep at a fixed rate.
     Fixed,
+    /// A round of the steady-state precondition: reported as it ends, kept only as a figure
+    /// of the steady-state verdict, never among the sweep's points.
+    SteadyRound,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -112,7 +115,8 @@ fn outcome(r: &PointResult, sustainable: bool) -> PointOutcome {
     }
 }
 
-/// Run the sweep; `on_point` sees each point as it finishes (progress, partial results).
+/// Run the sweep; `on_point` sees each point (and steady-state round) as it finishes
+/// (progress, partial results).
 pub fn run_sweep(
     target: &DirectTarget,
     spec: &SweepSpec,
@@ -131,7 +135,7 @@ pub fn run_sweep(
         p
     };
     let steady = match &spec.steady {
-        Some(st) => Some(steady_rounds(target, spec, st, stop)?),
+        Some(st) => Some(steady_rounds(target, spec, st, stop, &mut on_point)?),
         None => None,
     };
     let mut out = SweepResult {
@@ -219,6 +223,7 @@ fn steady_rounds(
     spec: &SweepSpec,
     st: &SteadySpec,
     stop: &AtomicBool,
+    on_round: &mut impl FnMut(&SweepPoint),
 ) -> Result<SteadyReport, IoError> {
     let mut rounds = Vec::new();
     while st.rule.wants_more(&rounds) && !stop.load(Ordering::Relaxed) {
@@ -235,6 +240,12 @@ fn steady_rounds(
             break;
         }
         rounds.push(r.iops);
+        on_round(&SweepPoint {
+            kind: PointKind::SteadyRound,
+            target_pct: None,
+            sustainable: true,
+            result: r,
+        });
     }
     let window = st.rule.last_window(&rounds);
     Ok(SteadyReport {

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use super::{Ending, RunCtx};
 use crate::io::fill::{FillProgress, FillResult, FillSpec, fill};
-use crate::io::sweep::{SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep};
+use crate::io::sweep::{PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep};
 use crate::io::{DirectTarget, IoError, Region, TargetSpec, open_target};
 use crate::report::sweeps::SweepReport;
 use crate::scenario::Plan;
@@ -183,6 +183,12 @@ pub async fn run_one(
                 partial.clear();
                 ctx.report.sweeps.push(partial_report(sweep, i, &partial));
             }
+            Event::Point(i, p) if p.kind == PointKind::SteadyRound => {
+                ctx.console.line(&format!(
+                    "{} steady-state round: {:.0} IOPS, {:.1} MiB/s",
+                    sweep.profiles[i].name, p.result.iops, p.result.mib_s
+                ));
+            }
             Event::Point(i, p) => {
                 done += 1;
                 let left = (total.saturating_sub(done) as u64) * point_ms;
@@ -276,7 +282,7 @@ fn partial_report(sweep: &PlanSweep, i: usize, points: &[SweepPoint]) -> SweepRe
     let p = &sweep.profiles[i];
     let max_iops = points
         .iter()
-        .find(|x| x.kind == crate::io::sweep::PointKind::Max)
+        .find(|x| x.kind == PointKind::Max)
         .map_or(0.0, |x| x.result.iops);
     SweepReport::from_result(&SweepResult {
         profile: p.name.to_string(),
@@ -297,7 +303,7 @@ fn partial_report(sweep: &PlanSweep, i: usize, points: &[SweepPoint]) -> SweepRe
 pub fn point_line(profile: &str, p: &SweepPoint) -> String {
     let r = &p.result;
     let what = match (p.kind, p.target_pct) {
-        (crate::io::sweep::PointKind::Curve, Some(pct)) => format!("{pct} %"),
+        (PointKind::Curve, Some(pct)) => format!("{pct} %"),
         (kind, _) => format!("{kind:?}").to_lowercase(),
     };
     format!(

@@ -119,6 +119,7 @@ impl SweepReport {
                         PointKind::Curve => "curve",
                         PointKind::Slo => "slo",
                         PointKind::Fixed => "fixed",
+                        PointKind::SteadyRound => "steady_round",
                     }
                     .into(),
                     target_pct: p.target_pct,
