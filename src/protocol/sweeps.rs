@@ -200,7 +200,7 @@ pub async fn run_one(
                 partial.push(*p);
                 let mut r = partial_report(sweep, i, &partial);
                 (r.target, r.device) = (Some(path.clone()), identity.clone());
-                *ctx.report.sweeps.last_mut().expect("started") = r;
+                replace_last(&mut ctx.report.sweeps, r);
                 if let Err(e) = ctx.dir.write_result(ctx.report) {
                     failed.get_or_insert(e.to_string());
                 }
@@ -210,7 +210,7 @@ pub async fn run_one(
                 done = (i + 1) * sweep.points_per_profile();
                 let mut r = SweepReport::from_result(&r);
                 (r.target, r.device) = (Some(path.clone()), identity.clone());
-                *ctx.report.sweeps.last_mut().expect("started") = r;
+                replace_last(&mut ctx.report.sweeps, r);
                 if let Err(e) = ctx.dir.write_result(ctx.report) {
                     failed.get_or_insert(e.to_string());
                 }
@@ -226,6 +226,14 @@ pub async fn run_one(
         (Ok(()), Some(e)) => Ending::Failed(e),
         (Ok(()), None) if stop.load(Ordering::Relaxed) => Ending::Interrupted,
         (Ok(()), None) => Ending::Complete,
+    }
+}
+
+/// Put a profile's newer report in place of the one its Start event pushed.
+fn replace_last(sweeps: &mut Vec<SweepReport>, r: SweepReport) {
+    match sweeps.last_mut() {
+        Some(last) if last.profile == r.profile => *last = r,
+        _ => sweeps.push(r),
     }
 }
 
