@@ -4,11 +4,12 @@
 # ${TMPDIR:-/var/tmp}; never tmpfs), CARGO_TARGET_DIR (where the release build goes).
 #
 # Creates and fills a 4 GiB file once (drivebench sweep --fill 1), then for each case runs fio
-# (one job, ioengine=io_uring, direct=1, iodepth N) and drivebench (one thread x depth N,
+# (one job, ioengine=io_uring with fixedbufs and registerfiles — drivebench registers its
+# buffers and files too — direct=1, iodepth N) and drivebench (one thread x depth N,
 # io_uring, uncontrolled: --curve max) alternately, PAIRS pairs, DURATION seconds each, no
 # warm-up on either side. Cases: 4K randread at depth 1, 32 and 128; 4K randwrite at 128; 64K
-# seqread at 32; 64K seqwrite at 16. Prints per case the median IOPS of each tool, their ratio
-# (drivebench / fio), and CPU-µs per I/O of each (user + system time of the whole process from
+# seqread at 32; 64K seqwrite at 16. Prints per case the median IOPS of each tool, the median
+# of the per-pair IOPS ratios (drivebench / fio), and the median CPU-µs per I/O of each (user + system time of the whole process from
 # /usr/bin/time, divided by the I/Os it completed). Then drivebench's rate accuracy: a 4K
 # randread depth-32 sweep at 50 % and 90 % of its measured maximum, target vs achieved.
 # Needs: apt-get install -y fio.
@@ -42,7 +43,7 @@ results="$work/results.tsv"
 while read -r name rw bs depth rpct rnd; do
     for p in $(seq 1 "$PAIRS"); do
         /usr/bin/time -f "%U %S" -o "$work/fio.time" fio --name="$name" --filename="$file" --size=4g \
-            --direct=1 --ioengine=io_uring --rw="$rw" --bs="$bs" --iodepth="$depth" --numjobs=1 \
+            --direct=1 --ioengine=io_uring --fixedbufs=1 --registerfiles=1 --rw="$rw" --bs="$bs" --iodepth="$depth" --numjobs=1 \
             --time_based --runtime="$DURATION" --norandommap --randrepeat=0 \
             --output-format=json --output="$work/fio.json" >/dev/null
         python3 - "$name" "$work" >> "$results" <<'PY'
@@ -78,12 +79,13 @@ rm -rf "$work/rate"
 python3 - "$results" "$work/rate/result.json" <<'PY'
 import json, statistics, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
-print("\ncase | IOPS drivebench | IOPS fio | ratio | CPU-µs/IO drivebench | CPU-µs/IO fio")
+print("\ncase | IOPS drivebench | IOPS fio | IOPS ratio (median of pairs) | CPU-µs/IO drivebench | CPU-µs/IO fio")
 for name in dict.fromkeys(r[1] for r in rows):
-    def med(tool, i):
-        return statistics.median(float(r[i]) for r in rows if r[0] == tool and r[1] == name)
-    d, f = med("drivebench", 2), med("fio", 2)
-    print(f"{name} | {d:.0f} | {f:.0f} | {d / f:.3f} | {med('drivebench', 3):.2f} | {med('fio', 3):.2f}")
+    def col(tool, i):
+        return [float(r[i]) for r in rows if r[0] == tool and r[1] == name]
+    med = lambda tool, i: statistics.median(col(tool, i))
+    ratio = statistics.median(d / f for d, f in zip(col("drivebench", 2), col("fio", 2)))
+    print(f"{name} | {med('drivebench', 2):.0f} | {med('fio', 2):.0f} | {ratio:.3f} | {med('drivebench', 3):.2f} | {med('fio', 3):.2f}")
 sweep = json.load(open(sys.argv[2]))["sweeps"][0]
 print(f"\nrate accuracy (4K randread, depth 32; max {sweep['max_iops']:.0f} IOPS)")
 print("point | target IOPS | achieved IOPS | error")
