@@ -234,6 +234,23 @@ fn bad_input_exits_2_naming_the_flag_and_writes_nothing() {
             "--fill: must be between 0 and 4",
         ),
         (
+            base(&["--profile", prof, "--region", "0.001%"]),
+            "cannot hold one 4096-byte I/O",
+        ),
+        (
+            base(&[
+                "--profile",
+                prof,
+                "--io-engine",
+                "psync",
+                "--threads",
+                "64",
+                "--depth",
+                "128",
+            ]),
+            "psync needs threads × depth OS threads",
+        ),
+        (
             base(&["--profile", prof, "--read-pct", "abc"]),
             "invalid value 'abc' for '--read-pct",
         ),
@@ -306,6 +323,7 @@ fn bad_input_exits_2_naming_the_flag_and_writes_nothing() {
         );
         assert!(!err.contains("panicked"), "{err}");
         assert!(!out.exists(), "{args:?} created the run directory");
+        assert!(!file.exists(), "{args:?} left {} behind", file.display());
     }
 }
 

@@ -262,12 +262,30 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
     let sweep = resolve(&section, &KeyPath::root(), 1.0)
         .map_err(|e| CliError::Invalid(format!("{}: {}", flag_of(&e), e.message)))?;
     let path = sweep.target_path("");
+    let points: Vec<_> = sweep
+        .profiles
+        .iter()
+        .map(|p| {
+            let mut point = p.spec(sweep.region, 0.0, 1.0, crate::io::Pacing::Uncontrolled, 1);
+            point.engine = sweep.io_engine;
+            (p.name.clone(), point)
+        })
+        .collect();
+    let bad_point =
+        |name: &str, e: crate::io::IoError| CliError::Invalid(format!("profile {name}: {e}"));
+    for (name, point) in &points {
+        point.validate().map_err(|e| bad_point(name, e))?;
+    }
+    let existed = path.exists();
     let target = protocol::sweeps::open(&sweep, "")
         .map_err(|e| CliError::Invalid(format!("--target: {e}")))?;
-    for p in &sweep.profiles {
-        let point = p.spec(sweep.region, 0.0, 1.0, crate::io::Pacing::Uncontrolled, 1);
-        check_point(&target, &point)
-            .map_err(|e| CliError::Invalid(format!("profile {}: {e}", p.name)))?;
+    for (name, point) in &points {
+        if let Err(e) = check_point(&target, point) {
+            if !existed {
+                let _ = std::fs::remove_file(&path);
+            }
+            return Err(bad_point(name, e));
+        }
     }
     let is_device = matches!(
         sweep.target,
