@@ -238,6 +238,17 @@ fn bad_input_exits_2_naming_the_flag_and_writes_nothing() {
             "cannot hold one 4096-byte I/O",
         ),
         (
+            vec![
+                "--target".into(),
+                format!("{new}.d/x.dat"),
+                "--size".into(),
+                "4MiB".into(),
+                "--profile".into(),
+                prof.into(),
+            ],
+            ".d does not exist",
+        ),
+        (
             base(&[
                 "--profile",
                 prof,

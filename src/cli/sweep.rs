@@ -196,6 +196,15 @@ fn section(a: &Args) -> Result<SweepSection, CliError> {
     if a.destroy_data {
         return invalid("--destroy-data: only for a block device target".into());
     }
+    if let Some(parent) = file.parent()
+        && !parent.is_dir()
+    {
+        return invalid(format!(
+            "--target {}: directory {} does not exist",
+            file.display(),
+            parent.display()
+        ));
+    }
     s.size = match (&a.size, std::fs::metadata(&file)) {
         (Some(size), _) => Some(size.clone()),
         (None, Ok(m)) => Some(m.len().to_string()),
