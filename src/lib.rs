@@ -5,9 +5,10 @@
 //!
 //! # Layout
 //!
-//! - [`cli`]: one module per subcommand (`run`, `plan`, `report`, `compare`, `check`, `schema`),
-//!   exit codes, logging.
-//! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`.
+//! - [`cli`]: one module per subcommand (`run`, `plan`, `report`, `compare`, `check`, `schema`,
+//!   `sweep`), exit codes, logging.
+//! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`
+//!   (with its `[[sweep]]` entries).
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
 //!   guard for block devices.
 //! - [`provision`]: private server instances on the target (MariaDB/MySQL, PostgreSQL): start,
@@ -20,12 +21,13 @@
 //!   terminals), retries inside, own connections or a shared pool.
 //! - [`protocol`]: engine and benchmark dispatch, server lifecycle, load, phases as barriers,
 //!   the sampler, TPC-C's NOPM probe and checks after the phases and again later (`recheck`),
-//!   preflight findings.
+//!   the sweep step after the phases, preflight findings.
 //! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
 //!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
-//! - [`report`]: result.json, series.csv, summary.md, report.html (with its TPC-C section),
-//!   compare (md, html, json; TPC-C tables), TPC-C figures, live console, host facts.
+//! - [`report`]: result.json, series.csv, sweeps.csv, summary.md, report.html (with its TPC-C
+//!   section), compare (md, html, json; TPC-C and sweep tables), TPC-C figures, live console,
+//!   host facts.
 
 pub mod cli;
 pub mod clients;

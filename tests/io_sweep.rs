@@ -4,10 +4,18 @@
 use std::sync::atomic::AtomicBool;
 
 use drivebench::io::sweep::{PointKind, SweepSpec, run_sweep};
-use drivebench::io::{Arrivals, DirectTarget, Region, TargetSpec, open_target, profile};
+use drivebench::io::{
+    Arrivals, DirectTarget, EngineChoice, Region, TargetSpec, open_target, profile,
+};
 use drivebench::protocol::curve::CurveSpec;
 use drivebench::report::sweeps::{self, SweepReport};
 
+/// Rate and elapsed-time assertions hold on a 2-core machine only when the I/O threads of one
+/// test do not share the cores with another's: the timed tests of this file run one at a time.
+fn timed() -> std::sync::MutexGuard<'static, ()> {
+    static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TIMED.lock().unwrap_or_else(|p| p.into_inner())
+}
 fn target(dir: &std::path::Path) -> DirectTarget {
     open_target(&TargetSpec::File {
         path: dir.join("target"),
@@ -18,7 +26,7 @@ fn target(dir: &std::path::Path) -> DirectTarget {
 
 fn spec(points: &[f64]) -> SweepSpec {
     SweepSpec {
-        profile: *profile("4k-random-write-128").unwrap(),
+        profile: profile("4k-random-write-128").unwrap().clone(),
         region: Region {
             start_fraction: 0.0,
             end_fraction: 0.25,
@@ -32,7 +40,9 @@ fn spec(points: &[f64]) -> SweepSpec {
             slo_p99_ms: None,
             slo_steps: 0,
         },
+        fixed_rate: None,
         arrivals: Arrivals::Uniform,
+        engine: EngineChoice::Auto,
         seed: 7,
         steady: None,
     }
@@ -40,6 +50,7 @@ fn spec(points: &[f64]) -> SweepSpec {
 
 #[test]
 fn a_curve_runs_the_max_then_each_point_at_its_share_of_it() {
+    let _one_at_a_time = timed();
     let dir = tempfile::tempdir_in("/var/tmp").unwrap();
     let t = target(dir.path());
     let mut seen = Vec::new();
@@ -85,6 +96,7 @@ fn a_curve_runs_the_max_then_each_point_at_its_share_of_it() {
 
 #[test]
 fn the_stop_flag_ends_the_sweep_after_the_current_point() {
+    let _one_at_a_time = timed();
     let dir = tempfile::tempdir_in("/var/tmp").unwrap();
     let t = target(dir.path());
     let stop = AtomicBool::new(false);
@@ -98,6 +110,7 @@ fn the_stop_flag_ends_the_sweep_after_the_current_point() {
 
 #[test]
 fn the_fill_writes_exactly_the_region_with_stamped_random_data() {
+    let _one_at_a_time = timed();
     use drivebench::io::fill::{FillSpec, fill};
     let dir = tempfile::tempdir_in("/var/tmp").unwrap();
     let t = open_target(&TargetSpec::File {
@@ -137,6 +150,7 @@ fn the_fill_writes_exactly_the_region_with_stamped_random_data() {
 
 #[test]
 fn steady_state_rounds_run_before_the_curve_until_the_rule_holds_or_the_cap() {
+    let _one_at_a_time = timed();
     use drivebench::io::sweep::SteadySpec;
     use drivebench::protocol::steady::SteadyRule;
     let dir = tempfile::tempdir_in("/var/tmp").unwrap();
@@ -152,10 +166,16 @@ fn steady_state_rounds_run_before_the_curve_until_the_rule_holds_or_the_cap() {
         rule,
         round_secs: 0.3,
     });
-    let r = run_sweep(&t, &s, &AtomicBool::new(false), |_| {}).unwrap();
+    let mut rounds = 0;
+    let r = run_sweep(&t, &s, &AtomicBool::new(false), |p| {
+        rounds += usize::from(p.kind == PointKind::SteadyRound)
+    })
+    .unwrap();
+    assert!(r.points.iter().all(|p| p.kind != PointKind::SteadyRound));
     let st = r.steady.unwrap();
-    // A rule this loose holds at the first full window.
+    // A rule this loose holds at the first full window, each round reported as it ended.
     assert_eq!(st.rounds_iops.len(), 3);
+    assert_eq!(rounds, 3);
     assert!(st.steady && st.window.unwrap().first_round == 0);
 
     // One that cannot hold stops at the cap, unsteady.

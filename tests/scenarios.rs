@@ -9,14 +9,16 @@ use drivebench::scenario;
 
 #[test]
 fn every_shipped_scenario_loads() {
-    let mut n = 0;
+    let (mut n, mut with_sweeps) = (0, 0);
     for entry in std::fs::read_dir(root().join("scenarios")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
-            scenario::load(&path, &[], 1.0).unwrap_or_else(|e| panic!("{e}"));
+            let plan = scenario::load(&path, &[], 1.0).unwrap_or_else(|e| panic!("{e}"));
             n += 1;
+            with_sweeps += usize::from(!plan.sweeps.is_empty());
         }
     }
+    assert!(with_sweeps >= 1, "ci-sweep-sqlite.toml has a [[sweep]]");
     assert!(
         n >= 2,
         "scenarios/ holds the quickstart and the review protocol"

@@ -9,6 +9,7 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod sweep;
 
 use clap::{Parser, Subcommand};
 
@@ -27,7 +28,7 @@ pub enum Command {
     Run(run::Args),
     /// Validate a scenario and print its timeline, data size and preflight findings (no side effects).
     Plan(plan::Args),
-    /// Regenerate summary.md, report.html and series.csv of a run directory from its result.json.
+    /// Regenerate summary.md, report.html, series.csv and sweeps.csv of a run directory from its result.json.
     Report(report::Args),
     /// Rank runs of the same workload by TPS, average and p99 latency; write compare.{md,html,json}.
     Compare(compare::Args),
@@ -44,6 +45,8 @@ pub enum Command {
     Check(check::Args),
     /// Print the JSON Schema of scenario files or of result.json.
     Schema(schema::Args),
+    /// Sweep a file or block device with direct I/O: latency-vs-IOPS curves per profile.
+    Sweep(Box<sweep::Args>),
 }
 
 /// What `run` and `plan` share: the scenario and the ways to adjust it.
@@ -118,6 +121,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Compare(a) => compare::compare(a),
         Command::Check(a) => check::check(a).await,
         Command::Schema(a) => schema::schema(a),
+        Command::Sweep(a) => sweep::sweep(*a).await,
     };
     match result {
         Ok(code) => code,

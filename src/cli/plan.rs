@@ -142,6 +142,12 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
         "memory    about {} on the client side",
         format_bytes(e.client_memory_bytes)
     );
+    for (i, sweep) in plan.sweeps.iter().enumerate() {
+        let _ = writeln!(s, "\nsweep[{i}] (after the phases)");
+        for line in sweep.describe(&plan.target_path) {
+            let _ = writeln!(s, "  {line}");
+        }
+    }
     let _ = writeln!(s, "\npreflight");
     for f in findings {
         let _ = writeln!(s, "  {:<8} {}", f.level.as_str(), f.message);

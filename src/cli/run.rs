@@ -50,7 +50,8 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         )));
     }
     preflight::raise_open_files(&plan);
-    let needed = preflight::needed_bytes(&plan);
+    protocol::sweeps::check_devices(&plan).map_err(CliError::Invalid)?;
+    let needed = preflight::needed_bytes(&plan) + protocol::sweeps::needed_bytes(&plan);
     let target_info = crate::target::prepare(Path::new(&plan.target_path), needed)
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&plan));

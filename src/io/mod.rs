@@ -28,7 +28,7 @@ pub use direct::{AlignmentSource, DirectAlignment};
 pub use error::IoError;
 pub use profiles::{PROFILES, Profile, profile};
 pub use result::{LatencySummaryUs, PointResult};
-pub use run::run_point;
+pub use run::{check_point, run_point};
 pub use spec::{
     Arrivals, BlockSizes, EngineChoice, IoEngineKind, MAX_DEPTH, MAX_OS_THREADS, Pacing, PointSpec,
     Region, SizeShare,

@@ -3,18 +3,24 @@
 //! VDI-like mixes. The mixes are approximations written from public descriptions of such
 //! workloads, not the reviews' proprietary traces, and say so.
 
+use std::borrow::Cow;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::spec::{BlockSizes, EngineChoice, Pacing, PointSpec, Region, SizeShare};
 
-/// A named access pattern and its load.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A named access pattern and its load. The built-in ones borrow static data; a profile given
+/// by its parts (block sizes, read and random shares) owns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Profile {
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// One line for people: what it stands for.
-    pub summary: &'static str,
+    pub summary: Cow<'static, str>,
     /// True for mixes that approximate an application's I/O rather than define it.
     pub approximation: bool,
     /// (bytes, share of I/Os in %) — one entry for a fixed size.
-    pub sizes: &'static [(u64, u32)],
+    pub sizes: Cow<'static, [(u64, u32)]>,
     pub read_pct: u8,
     pub random_pct: u8,
     pub threads: u32,
@@ -33,10 +39,10 @@ const fn corner(
     depth: u32,
 ) -> Profile {
     Profile {
-        name,
-        summary,
+        name: Cow::Borrowed(name),
+        summary: Cow::Borrowed(summary),
         approximation: false,
-        sizes,
+        sizes: Cow::Borrowed(sizes),
         read_pct,
         random_pct,
         threads,
@@ -52,10 +58,10 @@ const fn mix(
     random_pct: u8,
 ) -> Profile {
     Profile {
-        name,
-        summary,
+        name: Cow::Borrowed(name),
+        summary: Cow::Borrowed(summary),
         approximation: true,
-        sizes,
+        sizes: Cow::Borrowed(sizes),
         read_pct,
         random_pct,
         threads: 4,
@@ -216,7 +222,7 @@ pub fn profile(name: &str) -> Option<&'static Profile> {
 
 impl Profile {
     pub fn block_sizes(&self) -> BlockSizes {
-        match self.sizes {
+        match &*self.sizes {
             [(bytes, _)] => BlockSizes::Fixed(*bytes),
             many => BlockSizes::Mix(
                 many.iter()
@@ -239,8 +245,10 @@ impl Profile {
             .map(|(b, w)| {
                 let size = if b % (1024 * K) == 0 {
                     format!("{} MiB", b / (1024 * K))
-                } else {
+                } else if b % K == 0 {
                     format!("{} KiB", b / K)
+                } else {
+                    format!("{b} B")
                 };
                 if self.sizes.len() == 1 {
                     size
@@ -263,6 +271,58 @@ impl Profile {
             self.depth,
             self.outstanding()
         )
+    }
+
+    /// A profile given by its parts, named after them, e.g. "custom-4k-r70-rand100-1x32".
+    pub fn custom(
+        sizes: Vec<(u64, u32)>,
+        read_pct: u8,
+        random_pct: u8,
+        threads: u32,
+        depth: u32,
+    ) -> Profile {
+        let size_names: Vec<String> = sizes
+            .iter()
+            .map(|&(b, w)| {
+                let size = if b % K == 0 {
+                    format!("{}k", b / K)
+                } else {
+                    b.to_string()
+                };
+                if sizes.len() == 1 {
+                    size
+                } else {
+                    format!("{size}.{w}")
+                }
+            })
+            .collect();
+        Profile {
+            name: Cow::Owned(format!(
+                "custom-{}-r{read_pct}-rand{random_pct}-{threads}x{depth}",
+                size_names.join("_")
+            )),
+            summary: Cow::Borrowed("given by its parts on the command line or in the scenario"),
+            approximation: false,
+            sizes: Cow::Owned(sizes),
+            read_pct,
+            random_pct,
+            threads,
+            depth,
+        }
+    }
+
+    /// This profile at another load: the name gains "@THREADSxDEPTH" so results at different
+    /// loads never share a name.
+    pub fn with_load(&self, threads: u32, depth: u32) -> Profile {
+        if (threads, depth) == (self.threads, self.depth) {
+            return self.clone();
+        }
+        Profile {
+            name: Cow::Owned(format!("{}@{threads}x{depth}", self.name)),
+            threads,
+            depth,
+            ..self.clone()
+        }
     }
 
     /// A point of this profile.
@@ -345,5 +405,22 @@ mod tests {
             "8 KiB 90 % / 1 MiB 10 %, 70 % read, 90 % random, 4 threads x 16 = 64 outstanding (an approximation, not a trace)"
         );
         assert!(matches!(oracle.block_sizes(), BlockSizes::Mix(m) if m.len() == 2));
+    }
+
+    #[test]
+    fn custom_profiles_and_other_loads_are_named_after_what_they_run() {
+        let c = Profile::custom(vec![(4 * K, 60), (512, 40)], 70, 100, 2, 16);
+        assert_eq!(c.name, "custom-4k.60_512.40-r70-rand100-2x16");
+        assert_eq!(
+            c.definition(),
+            "4 KiB 60 % / 512 B 40 %, 70 % read, 100 % random, 2 threads x 16 = 32 outstanding"
+        );
+        let base = profile("64k-seq-read-32").unwrap();
+        assert_eq!(base.with_load(1, 32), *base);
+        let more = base.with_load(2, 64);
+        assert_eq!(
+            (more.name.as_ref(), more.outstanding()),
+            ("64k-seq-read-32@2x64", 128)
+        );
     }
 }

@@ -46,6 +46,13 @@ pub fn byte_region(target: &DirectTarget, spec: &PointSpec) -> Result<ByteRegion
     Ok(ByteRegion { start, end })
 }
 
+/// Check a point against a target without running it: its settings, the block sizes against
+/// the direct-I/O alignment, and the region against the largest block size.
+pub fn check_point(target: &DirectTarget, spec: &PointSpec) -> Result<(), IoError> {
+    spec.validate()?;
+    byte_region(target, spec).map(|_| ())
+}
+
 /// The engine for `choice`, and why io_uring was passed over when it was chosen automatically.
 fn choose_engine(
     target: &DirectTarget,

@@ -17,7 +17,9 @@ pub enum IoEngineKind {
 }
 
 /// Which engine a point asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineChoice {
     /// io_uring when it can be set up, else psync (the reason is reported).
@@ -64,7 +66,7 @@ impl BlockSizes {
 }
 
 /// The part of the target a point touches, as fractions of its size: `[start, end)`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Region {
     /// Start as a fraction of the target size (0.0 = first byte).
     pub start_fraction: f64,
@@ -81,7 +83,7 @@ impl Region {
 }
 
 /// How intended start times are spaced under a target rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Arrivals {
     /// Evenly spaced.

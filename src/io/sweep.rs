@@ -2,7 +2,8 @@
 //! then every curve point asks for a percentage of it at a paced rate (points over 100 % ask for
 //! more than the maximum and show the knee), through the one curve mechanism the database
 //! curves use too (`protocol::curve`). Latency is schedule-relative (from each I/O's intended
-//! start), so a point that falls behind shows it.
+//! start), so a point that falls behind shows it. A sweep with a fixed rate instead runs that
+//! one paced point.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -12,7 +13,7 @@ use super::error::IoError;
 use super::profiles::Profile;
 use super::result::PointResult;
 use super::run::run_point;
-use super::spec::{Arrivals, Pacing, Region};
+use super::spec::{Arrivals, EngineChoice, Pacing, Region};
 use super::target::DirectTarget;
 use crate::protocol::curve::{CurveDriver, CurveSpec, PointOutcome, SloResult, Step};
 use crate::protocol::steady::{SteadyRule, SteadyWindow};
@@ -27,7 +28,10 @@ pub struct SweepSpec {
     /// Recorded length of each point (the max run included).
     pub point_secs: f64,
     pub curve: CurveSpec,
+    /// Run one point at this rate (IOPS) instead of the max run and the curve.
+    pub fixed_rate: Option<f64>,
     pub arrivals: Arrivals,
+    pub engine: EngineChoice,
     pub seed: u64,
     /// SNIA-style steady state before the max run: uncontrolled rounds of `round_secs` until the
     /// rule holds on IOPS or its round cap is reached.
@@ -58,6 +62,11 @@ pub enum PointKind {
     Curve,
     /// A bisection step of the latency-objective search.
     Slo,
+    /// The one point of a sweep at a fixed rate.
+    Fixed,
+    /// A round of the steady-state precondition: reported as it ends, kept only as a figure
+    /// of the steady-state verdict, never among the sweep's points.
+    SteadyRound,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -75,6 +84,11 @@ pub struct SweepPoint {
 pub struct SweepResult {
     pub profile: String,
     pub definition: String,
+    pub threads: u32,
+    pub depth: u32,
+    pub read_pct: u8,
+    pub random_pct: u8,
+    /// IOPS of the uncontrolled run (0 for a sweep at a fixed rate, which has none).
     pub max_iops: f64,
     pub points: Vec<SweepPoint>,
     pub slo: Option<SloResult>,
@@ -101,7 +115,8 @@ fn outcome(r: &PointResult, sustainable: bool) -> PointOutcome {
     }
 }
 
-/// Run the sweep; `on_point` sees each point as it finishes (progress, partial results).
+/// Run the sweep; `on_point` sees each point (and steady-state round) as it finishes
+/// (progress, partial results).
 pub fn run_sweep(
     target: &DirectTarget,
     spec: &SweepSpec,
@@ -109,28 +124,57 @@ pub fn run_sweep(
     mut on_point: impl FnMut(&SweepPoint),
 ) -> Result<SweepResult, IoError> {
     let point = |pacing: Pacing, n: u64| {
-        spec.profile.spec(
+        let mut p = spec.profile.spec(
             spec.region,
             spec.warmup_secs,
             spec.point_secs,
             pacing,
             spec.seed.wrapping_add(n),
-        )
+        );
+        p.engine = spec.engine;
+        p
     };
     let steady = match &spec.steady {
-        Some(st) => Some(steady_rounds(target, spec, st, stop)?),
+        Some(st) => Some(steady_rounds(target, spec, st, stop, &mut on_point)?),
         None => None,
     };
-    let max = run_point(target, &point(Pacing::Uncontrolled, 0), stop)?;
     let mut out = SweepResult {
         profile: spec.profile.name.to_string(),
         definition: spec.profile.definition(),
-        max_iops: max.iops,
+        threads: spec.profile.threads,
+        depth: spec.profile.depth,
+        read_pct: spec.profile.read_pct,
+        random_pct: spec.profile.random_pct,
+        max_iops: 0.0,
         points: Vec::new(),
         slo: None,
         steady,
-        stopped_early: max.stopped_early,
+        stopped_early: false,
     };
+    if let Some(iops) = spec.fixed_rate {
+        if !stop.load(Ordering::Relaxed) {
+            let pacing = Pacing::Rate {
+                iops,
+                arrivals: spec.arrivals,
+            };
+            let result = run_point(target, &point(pacing, 0), stop)?;
+            out.stopped_early = result.stopped_early;
+            let p = SweepPoint {
+                kind: PointKind::Fixed,
+                target_pct: None,
+                sustainable: sustainable(&result),
+                result,
+            };
+            on_point(&p);
+            out.points.push(p);
+        } else {
+            out.stopped_early = true;
+        }
+        return Ok(out);
+    }
+    let max = run_point(target, &point(Pacing::Uncontrolled, 0), stop)?;
+    out.max_iops = max.iops;
+    out.stopped_early = max.stopped_early;
     let first = SweepPoint {
         kind: PointKind::Max,
         target_pct: None,
@@ -179,21 +223,29 @@ fn steady_rounds(
     spec: &SweepSpec,
     st: &SteadySpec,
     stop: &AtomicBool,
+    on_round: &mut impl FnMut(&SweepPoint),
 ) -> Result<SteadyReport, IoError> {
     let mut rounds = Vec::new();
     while st.rule.wants_more(&rounds) && !stop.load(Ordering::Relaxed) {
-        let round = spec.profile.spec(
+        let mut round = spec.profile.spec(
             spec.region,
             0.0,
             st.round_secs,
             Pacing::Uncontrolled,
             spec.seed.wrapping_add(1_000_000 + rounds.len() as u64),
         );
+        round.engine = spec.engine;
         let r = run_point(target, &round, stop)?;
         if r.stopped_early {
             break;
         }
         rounds.push(r.iops);
+        on_round(&SweepPoint {
+            kind: PointKind::SteadyRound,
+            target_pct: None,
+            sustainable: true,
+            result: r,
+        });
     }
     let window = st.rule.last_window(&rounds);
     Ok(SteadyReport {

@@ -4,7 +4,8 @@
 //! and results are written after each phase. Dispatch on the engine kind happens here, once.
 //! `steady` holds the SNIA steady-state rule that preconditions are judged by; `curve` the
 //! load-curve and SLO-search mechanism shared by I/O sweeps and database curves; `recheck` the
-//! TPC-C consistency checks run again on a finished run's instances (`drivebench check`).
+//! TPC-C consistency checks run again on a finished run's instances (`drivebench check`);
+//! `sweeps` the synthetic I/O sweeps that follow the phases.
 
 pub mod curve;
 mod load;
@@ -14,6 +15,7 @@ pub mod preflight;
 pub mod recheck;
 pub mod servers;
 pub mod steady;
+pub mod sweeps;
 mod tpcc;
 
 use std::collections::BTreeMap;
@@ -62,12 +64,17 @@ pub struct RunCtx<'a> {
 
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.
 pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
-    match plan.instances.first().map(|i| i.engine) {
+    let ending = match plan.instances.first().map(|i| i.engine) {
         None => Ending::Failed("no instances".into()),
         Some(EngineKind::Sqlite) => run_sqlite(plan, ctx).await,
         Some(EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres) => {
             servers::run(plan, ctx).await
         }
+    };
+    match ending {
+        // The engines are stopped by now: the sweeps have the drive to themselves.
+        Ending::Complete if !plan.sweeps.is_empty() => sweeps::run_all(plan, ctx).await,
+        other => other,
     }
 }
 

@@ -2,7 +2,8 @@
 //! better), average and p99 latency (lower is better), for TPC-C tpmC first and the tables of
 //! `compare_tpcc` after — grouped by instance count, with each run's distance to the leader and
 //! whether its gap to the run ranked above it is more than noise (Welch's t-test on per-interval
-//! TPS, autocorrelation accounted for).
+//! TPS, autocorrelation accounted for). Runs with I/O sweeps also get the sweep tables of
+//! `compare_sweeps`; a sweep-only run is listed there but not ranked.
 
 use std::path::Path;
 
@@ -28,6 +29,8 @@ pub struct RunEntry {
     /// TPC-C runs: tpmC, NOPM, efficiency and per-kind p90/p99 of the compared phase.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tpcc: Option<super::compare_tpcc::TpccFigures>,
+    /// Whether the run has a recorded database phase and is ranked (a sweep-only run is not).
+    pub ranked: bool,
     /// Total TPS per report interval of the phase (the samples of the significance test).
     #[serde(skip)]
     pub interval_tps: Vec<f64>,
@@ -81,7 +84,7 @@ impl Group {
     /// The runs of this group, in the order given.
     pub fn members<'a>(&self, runs: &'a [RunEntry]) -> Vec<&'a RunEntry> {
         runs.iter()
-            .filter(|e| e.instances == self.instances)
+            .filter(|e| e.ranked && e.instances == self.instances)
             .collect()
     }
 }
@@ -115,6 +118,8 @@ pub struct Comparison {
     /// Settings that differ between the runs.
     pub differences: Vec<String>,
     pub groups: Vec<Group>,
+    /// Per profile, the runs' sweep points side by side (empty when no run has sweeps).
+    pub sweeps: Vec<super::compare_sweeps::SweepComparison>,
 }
 
 /// Significance threshold for "more than noise".
@@ -177,10 +182,16 @@ pub fn compare(
     if runs.len() < 2 {
         return Err("compare needs at least two runs".into());
     }
-    let keys: Vec<String> = runs.iter().map(|(_, _, r)| workload_key(r)).collect();
+    // Sweep-only runs have no database workload to match.
+    let db_runs: Vec<_> = runs
+        .iter()
+        .filter(|(_, _, r)| !r.plan.instances.is_empty())
+        .cloned()
+        .collect();
+    let keys: Vec<String> = db_runs.iter().map(|(_, _, r)| workload_key(r)).collect();
     let mut incomparable = Vec::new();
     if keys.iter().any(|k| *k != keys[0]) {
-        let list: Vec<String> = runs
+        let list: Vec<String> = db_runs
             .iter()
             .zip(&keys)
             .map(|((_, src, _), k)| format!("{src}: {k}"))
@@ -191,11 +202,15 @@ pub fn compare(
         }
         incomparable.push(why);
     }
-    let differences = differences(&runs);
+    let differences = differences(&db_runs);
     let mut entries: Vec<RunEntry> = Vec::new();
     for (label, source, r) in &runs {
-        let phase = compared_phase(r)
-            .ok_or_else(|| format!("{source}: no recorded phase measured any transaction"))?;
+        let phase = compared_phase(r);
+        if phase.is_none() && r.sweeps.is_empty() {
+            return Err(format!(
+                "{source}: no recorded phase measured any transaction, and no sweep ran"
+            ));
+        }
         let mut label = label.clone().unwrap_or_else(|| default_label(r, source));
         let same = entries
             .iter()
@@ -211,21 +226,37 @@ pub fn compare(
             started_at: r.started_at.clone(),
             complete: r.complete,
             instances: r.instances.len(),
-            phase: phase.name.clone(),
-            tps: phase.summary.tps,
-            latency_avg_ms: phase.summary.latency_ms.avg,
-            latency_p99_ms: phase.summary.latency_ms.p99,
-            tpcc: super::compare_tpcc::figures(phase),
-            interval_tps: phase.total_tps().into_iter().map(|(_, tps)| tps).collect(),
+            phase: phase.map_or_else(|| "- (sweeps only)".into(), |p| p.name.clone()),
+            tps: phase.map_or(0.0, |p| p.summary.tps),
+            latency_avg_ms: phase.map_or(0.0, |p| p.summary.latency_ms.avg),
+            latency_p99_ms: phase.map_or(0.0, |p| p.summary.latency_ms.p99),
+            tpcc: phase.and_then(super::compare_tpcc::figures),
+            ranked: phase.is_some(),
+            interval_tps: phase
+                .map(|p| p.total_tps().into_iter().map(|(_, tps)| tps).collect())
+                .unwrap_or_default(),
         });
     }
-    let mut counts: Vec<usize> = entries.iter().map(|e| e.instances).collect();
+    let labelled: Vec<(String, &RunReport)> = entries
+        .iter()
+        .zip(&runs)
+        .map(|(e, (_, _, r))| (e.label.clone(), r))
+        .collect();
+    let sweeps = super::compare_sweeps::build(&labelled);
+    let mut counts: Vec<usize> = entries
+        .iter()
+        .filter(|e| e.ranked)
+        .map(|e| e.instances)
+        .collect();
     counts.sort_unstable();
     counts.dedup();
     let groups = counts
         .into_iter()
         .map(|n| {
-            let members: Vec<&RunEntry> = entries.iter().filter(|e| e.instances == n).collect();
+            let members: Vec<&RunEntry> = entries
+                .iter()
+                .filter(|e| e.ranked && e.instances == n)
+                .collect();
             let tpcc: Vec<&RunEntry> = members
                 .iter()
                 .copied()
@@ -246,6 +277,7 @@ pub fn compare(
         incomparable,
         differences,
         groups,
+        sweeps,
     })
 }
 

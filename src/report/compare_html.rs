@@ -1,5 +1,6 @@
-//! compare.html: the ranking tables (and a TPC-C run's figures per run and per kind) and every
-//! run's TPS over its compared phase on one chart, self-contained like report.html.
+//! compare.html: the ranking tables (and a TPC-C run's figures per run and per kind), the sweep
+//! tables with the runs' curves overlaid, and every ranked run's TPS over its compared phase on
+//! one chart, self-contained like report.html.
 
 use std::fmt::Write;
 
@@ -46,9 +47,11 @@ pub fn page(c: &Comparison) -> String {
         }
         super::compare_tpcc::html(&mut s, &g.members(&c.runs));
     }
-    let series = c
+    super::compare_sweeps::html(&mut s, &c.sweeps);
+    let series: Vec<Series> = c
         .runs
         .iter()
+        .filter(|e| e.ranked)
         .map(|e| Series {
             name: e.label.clone(),
             points: e
@@ -60,6 +63,10 @@ pub fn page(c: &Comparison) -> String {
             dashed: false,
         })
         .collect();
+    if series.is_empty() {
+        s.push_str("</body></html>");
+        return s;
+    }
     s.push_str(&render(&Chart {
         title: "TPS per report interval of the compared phase".into(),
         x_label: "interval".into(),

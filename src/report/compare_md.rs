@@ -1,5 +1,6 @@
 //! compare.md (also printed): the runs, the settings that differ, and per instance count the
-//! ranking tables (and a TPC-C run's figures), in the same order as compare.html.
+//! ranking tables (and a TPC-C run's figures), then the sweep tables, in the same order as
+//! compare.html.
 
 use std::fmt::Write;
 
@@ -38,6 +39,7 @@ pub fn page(c: &Comparison) -> String {
         }
         super::compare_tpcc::markdown(&mut s, &g.members(&c.runs));
     }
+    super::compare_sweeps::markdown(&mut s, &c.sweeps);
     let _ = writeln!(
         s,
         "\n\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p < {ALPHA}."

@@ -37,7 +37,7 @@ pub fn page(r: &RunReport) -> String {
     for phase in recorded.chain(r.phases.iter().filter(|p| !p.recorded)) {
         summary_table(&mut s, phase);
     }
-    if r.phases.is_empty() {
+    if r.phases.is_empty() && !r.plan.instances.is_empty() {
         s.push_str("<p>No phase was measured.</p>");
     }
     super::html_tpcc::section(&mut s, r);
@@ -118,17 +118,19 @@ fn header(s: &mut String, r: &RunReport) {
         Some(rate) => format!("open model at {rate} tx/s per instance"),
         None => "closed loop".into(),
     };
-    let what = match (&w.sysbench, &w.tpcc) {
-        (Some(o), _) => format!(
-            "sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}",
-            o.test.name(),
-            o.tables,
-            o.table_size,
-            w.clients
-        ),
-        _ => w.describe(),
-    };
-    row("Workload", what);
+    if !r.plan.instances.is_empty() {
+        let what = match (&w.sysbench, &w.tpcc) {
+            (Some(o), _) => format!(
+                "sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}",
+                o.test.name(),
+                o.tables,
+                o.table_size,
+                w.clients
+            ),
+            _ => w.describe(),
+        };
+        row("Workload", what);
+    }
     if r.plan.time_scale != 1.0 {
         row(
             "Time scale",

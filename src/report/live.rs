@@ -65,6 +65,14 @@ impl Console {
         )
     }
 
+    /// Bytes written by a long precondition (the sweep fill), with the rate and ETA.
+    pub fn bytes_bar(&self, bytes: u64) -> Option<ProgressBar> {
+        self.bar(
+            bytes,
+            "fill  [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+        )
+    }
+
     /// A phase's progress, advancing on its own from `started` until finished.
     pub fn phase_bar(
         &self,

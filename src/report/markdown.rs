@@ -44,20 +44,22 @@ pub fn summary(r: &RunReport) -> String {
         Some(rate) => format!("open model at {rate} tx/s per instance"),
         None => "closed loop".into(),
     };
-    match &w.sysbench {
-        Some(o) => {
-            let _ = writeln!(
-                s,
-                "- Workload: sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}",
-                o.test.name(),
-                o.tables,
-                format_count(u64::from(o.table_size)),
-                w.clients,
-                o.rand_type.name()
-            );
-        }
-        None => {
-            let _ = writeln!(s, "- Workload: {}", w.describe());
+    if !p.instances.is_empty() {
+        match &w.sysbench {
+            Some(o) => {
+                let _ = writeln!(
+                    s,
+                    "- Workload: sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}",
+                    o.test.name(),
+                    o.tables,
+                    format_count(u64::from(o.table_size)),
+                    w.clients,
+                    o.rand_type.name()
+                );
+            }
+            None => {
+                let _ = writeln!(s, "- Workload: {}", w.describe());
+            }
         }
     }
     if p.time_scale != 1.0 {
@@ -91,7 +93,7 @@ pub fn summary(r: &RunReport) -> String {
     for phase in ordered {
         phase_table(&mut s, phase);
     }
-    if r.phases.is_empty() {
+    if r.phases.is_empty() && !p.instances.is_empty() {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
     if !r.checks.is_empty() {
@@ -111,6 +113,7 @@ pub fn summary(r: &RunReport) -> String {
             let _ = writeln!(s, "- FAILED {}: {}: {}", c.instance, c.name, c.detail);
         }
     }
+    super::sweeps::markdown(&mut s, &r.sweeps);
     s
 }
 

@@ -5,6 +5,7 @@
 pub mod compare;
 mod compare_html;
 mod compare_md;
+pub mod compare_sweeps;
 pub mod compare_tpcc;
 pub mod host;
 pub mod html;
@@ -152,7 +153,8 @@ pub fn read_result(path: &Path) -> Result<RunReport, String> {
     Ok(report)
 }
 
-/// Regenerate summary.md, report.html and series.csv of a run directory from its result.json.
+/// Regenerate summary.md, report.html, series.csv (and sweeps.csv when sweeps ran) of a run
+/// directory from its result.json.
 pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
     let report = read_result(&dir.join(RESULT_FILE))?;
     let mut csv = String::from(SeriesRow::CSV_HEADER);
@@ -164,6 +166,10 @@ pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
         }
     }
     write_atomic(&dir.join(SERIES_FILE), csv.as_bytes()).map_err(|e| e.to_string())?;
+    if !report.sweeps.is_empty() {
+        let csv = sweeps::csv(&report.sweeps);
+        write_atomic(&dir.join(SWEEPS_FILE), csv.as_bytes()).map_err(|e| e.to_string())?;
+    }
     write_atomic(
         &dir.join(SUMMARY_FILE),
         markdown::summary(&report).as_bytes(),

@@ -1,6 +1,6 @@
 //! Sweep results as result.json carries them (`sweeps[]`), as sweeps.csv rows (one per point,
-//! vdbench-flatfile-like columns), and as report.html sections (a latency-vs-IOPS chart per
-//! profile and its table).
+//! vdbench-flatfile-like columns), as report.html sections (a latency-vs-IOPS chart per
+//! profile and its table) and as summary.md tables.
 
 use std::fmt::Write;
 
@@ -22,7 +22,8 @@ pub struct LatencyUs {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepPointReport {
-    /// "max" (the uncontrolled run), "curve" or "slo" (a search step).
+    /// "max" (the uncontrolled run), "curve", "slo" (a search step) or "fixed" (the one point
+    /// of a sweep at a fixed rate).
     pub kind: String,
     /// Percent of the maximum asked for (curve points).
     pub target_pct: Option<f64>,
@@ -40,6 +41,18 @@ pub struct SweepPointReport {
     pub cpu_pct: f64,
     pub sustainable: bool,
     pub backlog_end_ios: u64,
+    /// Length of the recorded window.
+    #[serde(default)]
+    pub elapsed_s: f64,
+    /// I/Os completed in the recorded window.
+    #[serde(default)]
+    pub ios: u64,
+    /// Mean transfer size.
+    #[serde(default)]
+    pub bytes_per_io: f64,
+    /// Reads among the I/Os, in percent (as issued; the profile's `read_pct` is what was asked).
+    #[serde(default)]
+    pub read_share_pct: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -47,12 +60,28 @@ pub struct SweepReport {
     pub profile: String,
     pub definition: String,
     pub engine: String,
+    /// The profile's load and mix as asked for.
+    #[serde(default)]
+    pub threads: u32,
+    #[serde(default)]
+    pub depth: u32,
+    #[serde(default)]
+    pub read_pct: u8,
+    #[serde(default)]
+    pub random_pct: u8,
+    /// IOPS of the uncontrolled run (0 when the sweep ran one point at a fixed rate).
     pub max_iops: f64,
     pub points: Vec<SweepPointReport>,
     pub slo: Option<SloResult>,
     /// The SNIA steady-state precondition, when one ran.
     pub steady: Option<SteadyReport>,
     pub stopped_early: bool,
+    /// The file or device swept.
+    #[serde(default)]
+    pub target: Option<String>,
+    /// The drive under it (model, serial, firmware, capacity, block sizes, rotational).
+    #[serde(default)]
+    pub device: Option<crate::target::DeviceIdentity>,
 }
 
 impl SweepReport {
@@ -70,8 +99,16 @@ impl SweepReport {
             engine: r
                 .points
                 .first()
-                .map(|p| format!("{:?}", p.result.engine).to_lowercase())
-                .unwrap_or_default(),
+                .map(|p| match p.result.engine {
+                    crate::io::IoEngineKind::IoUring => "io_uring",
+                    crate::io::IoEngineKind::Psync => "psync",
+                })
+                .unwrap_or_default()
+                .to_string(),
+            threads: r.threads,
+            depth: r.depth,
+            read_pct: r.read_pct,
+            random_pct: r.random_pct,
             max_iops: r.max_iops,
             points: r
                 .points
@@ -81,6 +118,8 @@ impl SweepReport {
                         PointKind::Max => "max",
                         PointKind::Curve => "curve",
                         PointKind::Slo => "slo",
+                        PointKind::Fixed => "fixed",
+                        PointKind::SteadyRound => "steady_round",
                     }
                     .into(),
                     target_pct: p.target_pct,
@@ -95,16 +134,25 @@ impl SweepReport {
                     cpu_pct: p.result.cpu_pct,
                     sustainable: p.sustainable,
                     backlog_end_ios: p.result.backlog_end_ios,
+                    elapsed_s: p.result.elapsed_secs,
+                    ios: p.result.ios,
+                    bytes_per_io: p.result.bytes as f64 / p.result.ios.max(1) as f64,
+                    read_share_pct: p.result.read_ios as f64 * 100.0 / p.result.ios.max(1) as f64,
                 })
                 .collect(),
             slo: r.slo,
             steady: r.steady.clone(),
             stopped_early: r.stopped_early,
+            target: None,
+            device: None,
         }
     }
 }
 
-pub const CSV_HEADER: &str = "profile,kind,target_pct,target_iops,iops,mib_s,mb_s,lat_avg_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,service_avg_us,service_p99_us,outstanding_mean,outstanding_littles_law,cpu_pct,sustainable";
+/// Like vdbench's flatfile: requested and achieved rate, MiB/s and MB/s, latency from the
+/// intended start and service time, queue depth observed and by Little's law, CPU, and the
+/// point's settings (xfersize as bytes per I/O, threads, depth, rdpct, seekpct).
+pub const CSV_HEADER: &str = "profile,kind,target_pct,target_iops,iops,mib_s,mb_s,lat_avg_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,service_avg_us,service_p99_us,outstanding_mean,outstanding_littles_law,cpu_pct,sustainable,elapsed_s,ios,bytes_per_io,read_share_pct,threads,depth,rdpct,seekpct";
 
 /// sweeps.csv: the header and one line per point of every sweep.
 pub fn csv(sweeps: &[SweepReport]) -> String {
@@ -115,7 +163,7 @@ pub fn csv(sweeps: &[SweepReport]) -> String {
         for p in &w.points {
             let _ = writeln!(
                 s,
-                "{},{},{},{},{:.1},{:.2},{:.2},{:.1},{:.0},{:.0},{:.0},{:.0},{:.1},{:.0},{:.2},{:.2},{:.1},{}",
+                "{},{},{},{},{:.1},{:.2},{:.2},{:.1},{:.0},{:.0},{:.0},{:.0},{:.1},{:.0},{:.2},{:.2},{:.1},{},{:.3},{},{:.0},{:.1},{},{},{},{}",
                 w.profile,
                 p.kind,
                 opt(p.target_pct),
@@ -133,11 +181,83 @@ pub fn csv(sweeps: &[SweepReport]) -> String {
                 p.outstanding_mean_ios,
                 p.outstanding_littles_law_ios,
                 p.cpu_pct,
-                p.sustainable
+                p.sustainable,
+                p.elapsed_s,
+                p.ios,
+                p.bytes_per_io,
+                p.read_share_pct,
+                w.threads,
+                w.depth,
+                w.read_pct,
+                w.random_pct
             );
         }
     }
     s
+}
+
+/// ", maximum N IOPS" when the sweep measured one.
+fn max_text(w: &SweepReport) -> String {
+    if w.points.iter().any(|p| p.kind == "max") {
+        format!(", maximum {:.0} IOPS", w.max_iops)
+    } else {
+        String::new()
+    }
+}
+
+/// A point's name in tables: "max", "50 %", "slo", "fixed".
+pub fn point_name(p: &SweepPointReport) -> String {
+    match (p.kind.as_str(), p.target_pct) {
+        ("curve", Some(pct)) => format!("{pct} %"),
+        (kind, _) => kind.to_string(),
+    }
+}
+
+/// summary.md section: per profile one table of its points.
+pub fn markdown(s: &mut String, sweeps: &[SweepReport]) {
+    for w in sweeps {
+        let _ = writeln!(
+            s,
+            "\n## I/O sweep {}\n\n{} — engine {}{}{}\n",
+            w.profile,
+            w.definition,
+            w.engine,
+            max_text(w),
+            if w.stopped_early {
+                " (stopped early)"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(
+            s,
+            "| point | target IOPS | IOPS | MiB/s | MB/s | avg µs | p99 µs | p99.9 µs | max µs | sustained |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        );
+        for p in &w.points {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {} |",
+                point_name(p),
+                p.target_iops
+                    .map(|t| format!("{t:.0}"))
+                    .unwrap_or_else(|| "-".into()),
+                p.iops,
+                p.mib_s,
+                p.mb_s,
+                p.latency_us.avg,
+                p.latency_us.p99,
+                p.latency_us.p999,
+                p.latency_us.max,
+                if p.sustainable { "yes" } else { "no" }
+            );
+        }
+    }
+    if !sweeps.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nSweep latency is measured from each I/O's intended start (coordinated-omission correct); MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s."
+        );
+    }
 }
 
 /// report.html section: per profile the latency-vs-IOPS curve (avg and p99) and its table.
@@ -147,7 +267,11 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
     }
     s.push_str("<h2>I/O sweeps</h2>");
     for w in sweeps {
-        let curve: Vec<&SweepPointReport> = w.points.iter().filter(|p| p.kind == "curve").collect();
+        let curve: Vec<&SweepPointReport> = w
+            .points
+            .iter()
+            .filter(|p| p.kind == "curve" || p.kind == "fixed")
+            .collect();
         let line = |name: &str, f: fn(&SweepPointReport) -> f64, dashed: bool| Series {
             name: name.into(),
             points: curve.iter().map(|p| (p.iops, f(p) / 1000.0)).collect(),
@@ -155,11 +279,11 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
         };
         let _ = write!(
             s,
-            "<h3>{}</h3><p>{} — engine {}, maximum {:.0} IOPS{}</p>",
+            "<h3>{}</h3><p>{} — engine {}{}{}</p>",
             escape(&w.profile),
             escape(&w.definition),
             escape(&w.engine),
-            w.max_iops,
+            max_text(w),
             if w.stopped_early {
                 " (stopped early)"
             } else {
@@ -180,10 +304,7 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
         }));
         s.push_str("<table><tr><th>point</th><th>target IOPS</th><th>IOPS</th><th>MiB/s</th><th>MB/s</th><th>avg µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>outstanding (Little)</th><th>CPU %</th><th>sustained</th></tr>");
         for p in &w.points {
-            let name = match (p.kind.as_str(), p.target_pct) {
-                ("curve", Some(pct)) => format!("{pct} %"),
-                (kind, _) => kind.to_string(),
-            };
+            let name = point_name(p);
             let _ = write!(
                 s,
                 "<tr><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1} ({:.1})</td><td>{:.0}</td><td>{}</td></tr>",

@@ -24,6 +24,9 @@ pub struct ScenarioFile {
     pub workload: WorkloadSection,
     /// Phases run in order.
     pub phase: Vec<PhaseSection>,
+    /// Synthetic I/O sweeps, run after the phases.
+    #[serde(default)]
+    pub sweep: Vec<super::sweep::SweepSection>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]

@@ -1,11 +1,13 @@
 //! Scenario files: the TOML as written (`file`), `--set` overrides, units, and the resolved,
-//! validated `Plan` (`plan`). Parsing happens once, here; errors carry file, line:column and key.
+//! validated `Plan` (`plan`); `sweep` holds the `[[sweep]]` entries. Parsing happens once, here;
+//! errors carry file, line:column and key.
 
 pub mod error;
 pub mod file;
 pub mod locate;
 pub mod plan;
 pub mod resolve;
+pub mod sweep;
 mod tpcc;
 pub mod units;
 

@@ -24,6 +24,9 @@ pub struct Plan {
     pub workload: PlanWorkload,
     pub phases: Vec<PlanPhase>,
     pub estimates: Estimates,
+    /// Synthetic I/O sweeps, run after the phases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweeps: Vec<super::sweep::PlanSweep>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

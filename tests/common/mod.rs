@@ -190,3 +190,18 @@ impl ServerRun {
         child
     }
 }
+
+/// Check `instance` against a committed JSON Schema (e.g. "schemas/json/result.schema.json").
+pub fn validate(schema_file: &str, instance: &serde_json::Value) {
+    let schema = read_json(&root().join(schema_file));
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "does not match {schema_file}:\n{}",
+        errors.join("\n")
+    );
+}

@@ -1,0 +1,399 @@
+//! `drivebench sweep --target PATH ...`: an ad-hoc synthetic I/O sweep without a scenario.
+//! The flags become one `[[sweep]]` entry resolved by the same code as scenario files; the
+//! target is opened and every profile checked against it before anything is written, then
+//! the sweep runs as the scenario step does and leaves a run directory (result.json with
+//! `sweeps[]`, sweeps.csv, summary.md, report.html).
+
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+use tokio_util::sync::CancellationToken;
+
+use super::run::utc_now;
+use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use crate::io::{Arrivals, EngineChoice, PROFILES, check_point};
+use crate::protocol::{self, Ending};
+use crate::report::live::Console;
+use crate::report::result::{Environment, RunReport, RunStatus};
+use crate::report::{self, RunDir, SCHEMA_VERSION};
+use crate::scenario::plan::{BenchmarkKind, Estimates, Plan, PlanWorkload, PrepareMode};
+use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, resolve};
+use crate::scenario::{Invalid, KeyPath};
+use crate::target::{DeviceIdentity, TargetInfo};
+
+fn profile_list() -> String {
+    let mut s = String::from("Profiles:\n");
+    for p in PROFILES {
+        s.push_str(&format!("  {:<22} {}\n", p.name, p.definition()));
+    }
+    s
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = profile_list())]
+pub struct Args {
+    /// File to sweep (created and fully allocated when absent; its contents are overwritten),
+    /// a directory (the file drivebench-sweep.dat inside it), or a block device (with
+    /// --destroy-data).
+    #[arg(long, value_name = "PATH")]
+    pub target: PathBuf,
+    /// Size of the file, e.g. 4GiB [default: the size of an existing file; required to create one].
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Built-in profile to sweep (repeatable; listed below). Or give --bs, --read-pct and --random-pct.
+    #[arg(long = "profile", value_name = "NAME")]
+    pub profiles: Vec<String>,
+    /// Block size, e.g. 4k, or a size mix with shares of the I/O count, e.g. 4k/60:64k/40.
+    #[arg(long, value_name = "SIZE[/PCT:...]")]
+    pub bs: Option<String>,
+    /// Share of reads in percent (0..100); the rest are writes.
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    pub read_pct: Option<i64>,
+    /// Share of I/Os at a random offset in percent (0..100); the rest continue sequentially.
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    pub random_pct: Option<i64>,
+    /// Worker threads [default: the profile's; 1 with --bs]. Changing a profile's load adds
+    /// "@THREADSxDEPTH" to its name.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub threads: Option<i64>,
+    /// Outstanding I/Os per thread [default: the profile's; 1 with --bs].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub depth: Option<i64>,
+    /// Part of the target touched, from its start, e.g. 25% [default: 100%].
+    #[arg(long, value_name = "PCT")]
+    pub region: Option<String>,
+    /// Recorded length of each point, e.g. 30s [default: 30s].
+    #[arg(long, value_name = "D")]
+    pub duration: Option<String>,
+    /// Warm-up before each point's recorded window [default: 5s].
+    #[arg(long, value_name = "D")]
+    pub warmup: Option<String>,
+    /// Curve points in % of the measured maximum, e.g. 10,50,90,100,110, or "max" for the
+    /// uncontrolled max run only [default: 10,50,70,80,90,100].
+    #[arg(long, value_name = "LIST")]
+    pub curve: Option<String>,
+    /// Run one point at this many IOPS instead of the max run and the curve.
+    #[arg(long, value_name = "IOPS")]
+    pub rate: Option<f64>,
+    /// Spacing of I/O start times at a target rate.
+    #[arg(long, value_name = "KIND", value_parser = ["uniform", "poisson"])]
+    pub arrivals: Option<String>,
+    /// Sequential 128 KiB write passes over the whole target before sweeping (0..4)
+    /// [default: 1 for a file, 0 for a device].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub fill: Option<i64>,
+    /// SNIA-style steady state before each max run: rounds of --duration until IOPS over 5
+    /// rounds stays within 20 % (range) and 10 % (slope) of its mean, at most 25 rounds.
+    #[arg(long)]
+    pub steady: bool,
+    /// Stop a curve after a point whose mean latency passes this many milliseconds.
+    #[arg(long, value_name = "MS")]
+    pub stop_curve_ms: Option<f64>,
+    /// Submission path [default: auto, io_uring with a psync fallback].
+    #[arg(long, value_name = "ENGINE", value_parser = ["auto", "io_uring", "psync"])]
+    pub io_engine: Option<String>,
+    /// Allow writing to a block device (destroys its data). The device must also be unused:
+    /// not mounted, not swap, no holders, and exclusively openable.
+    #[arg(long)]
+    pub destroy_data: bool,
+    /// Run directory to write [default: runs/sweep-<UTC timestamp>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// No progress bar and no point lines; only the final summary and errors.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The flag a key of the `[[sweep]]` entry came from.
+fn flag_of(err: &Invalid) -> String {
+    let first = err.key.0.first().map(|s| match s {
+        crate::scenario::Seg::Key(k) => k.as_str(),
+        crate::scenario::Seg::Index(_) => "",
+    });
+    let name = match first.unwrap_or_default() {
+        "profiles" => "profile",
+        "destroy" => "destroy-data",
+        other => other,
+    };
+    format!("--{}", name.replace('_', "-"))
+}
+
+/// The flags as a `[[sweep]]` entry, with the target settled: a device, an existing file
+/// (its size by default) or a file to create.
+fn section(a: &Args) -> Result<SweepSection, CliError> {
+    let invalid = |m: String| Err(CliError::Invalid(m));
+    let curve = match &a.curve {
+        None => None,
+        Some(text) if text.trim() == "max" => Some(Vec::new()),
+        Some(text) => Some(
+            text.split(',')
+                .map(|p| p.trim().trim_end_matches('%').parse::<f64>())
+                .collect::<Result<Vec<f64>, _>>()
+                .map_err(|_| {
+                    CliError::Invalid(format!(
+                        "--curve: expected percentages separated by commas, e.g. 10,50,100, got {text:?}"
+                    ))
+                })?,
+        ),
+    };
+    let mut s = SweepSection {
+        profiles: (!a.profiles.is_empty()).then(|| a.profiles.clone()),
+        bs: a.bs.clone(),
+        read_pct: a.read_pct,
+        random_pct: a.random_pct,
+        threads: a.threads,
+        depth: a.depth,
+        region: a.region.clone(),
+        warmup: a.warmup.clone(),
+        duration: a.duration.clone(),
+        curve,
+        rate: a.rate,
+        arrivals: a.arrivals.as_deref().map(|k| match k {
+            "poisson" => Arrivals::Poisson,
+            _ => Arrivals::Uniform,
+        }),
+        stop_curve_ms: a.stop_curve_ms,
+        fill: a.fill,
+        steady: a.steady.then_some(true),
+        io_engine: a.io_engine.as_deref().map(|e| match e {
+            "io_uring" => EngineChoice::IoUring,
+            "psync" => EngineChoice::Psync,
+            _ => EngineChoice::Auto,
+        }),
+        ..SweepSection::default()
+    };
+    if a.target.as_os_str().is_empty() {
+        return invalid("--target: must not be empty".into());
+    }
+    let path = std::path::absolute(&a.target).unwrap_or_else(|_| a.target.clone());
+    let meta = std::fs::metadata(&path).ok();
+    let file = match &meta {
+        Some(m) if m.file_type().is_block_device() => {
+            if !a.destroy_data {
+                return invalid(format!(
+                    "--target {}: a block device; writing to it destroys its data: refusing without --destroy-data",
+                    path.display()
+                ));
+            }
+            if a.size.is_some() {
+                return invalid("--size: only for a file target; a device is used whole".into());
+            }
+            s.device = Some(path.display().to_string());
+            s.destroy = Some(true);
+            return Ok(s);
+        }
+        Some(m) if m.is_dir() => path.join(DEFAULT_FILE),
+        Some(m) if !m.is_file() => {
+            return invalid(format!(
+                "--target {}: neither a regular file, a directory nor a block device",
+                path.display()
+            ));
+        }
+        _ => path,
+    };
+    if a.destroy_data {
+        return invalid("--destroy-data: only for a block device target".into());
+    }
+    if let Some(parent) = file.parent()
+        && !parent.is_dir()
+    {
+        return invalid(format!(
+            "--target {}: directory {} does not exist",
+            file.display(),
+            parent.display()
+        ));
+    }
+    s.size = match (&a.size, std::fs::metadata(&file)) {
+        (Some(size), _) => Some(size.clone()),
+        (None, Ok(m)) => Some(m.len().to_string()),
+        (None, Err(_)) => {
+            return invalid(format!(
+                "--size: needed to create {}, e.g. --size 4GiB",
+                file.display()
+            ));
+        }
+    };
+    s.file = Some(file.display().to_string());
+    Ok(s)
+}
+
+/// The plan result.json embeds for a run that is only a sweep: no instances, no phases.
+fn sweep_only_plan(sweep: PlanSweep, target: &Path) -> Plan {
+    Plan {
+        name: "sweep".into(),
+        scenario_file: "(drivebench sweep)".into(),
+        overrides: Vec::new(),
+        time_scale: 1.0,
+        seed: 1,
+        report_interval_ms: 1000,
+        target_path: target.display().to_string(),
+        instances: Vec::new(),
+        // Not run: a sweep-only run has no database workload.
+        workload: PlanWorkload {
+            benchmark: BenchmarkKind::Sysbench,
+            clients: 0,
+            connections: 0,
+            rate: None,
+            prepare: PrepareMode::Never,
+            max_attempts: 1,
+            sysbench: None,
+            tpcc: None,
+        },
+        phases: Vec::new(),
+        estimates: Estimates {
+            data_bytes_per_instance: 0,
+            data_bytes_total: 0,
+            rows_per_instance: 0,
+            phases_total_ms: 0,
+            client_memory_bytes: 0,
+        },
+        sweeps: vec![sweep],
+    }
+}
+
+fn target_info(path: &Path, device: Option<DeviceIdentity>, is_device: bool) -> TargetInfo {
+    if !is_device {
+        return crate::target::describe(path);
+    }
+    TargetInfo {
+        path: path.display().to_string(),
+        filesystem: None,
+        mount_point: None,
+        mount_source: None,
+        free_bytes: None,
+        total_bytes: None,
+        device,
+    }
+}
+
+pub async fn sweep(args: Args) -> Result<i32, CliError> {
+    let section = section(&args)?;
+    let sweep = resolve(&section, &KeyPath::root(), 1.0)
+        .map_err(|e| CliError::Invalid(format!("{}: {}", flag_of(&e), e.message)))?;
+    let path = sweep.target_path("");
+    let points: Vec<_> = sweep
+        .profiles
+        .iter()
+        .map(|p| {
+            let mut point = p.spec(sweep.region, 0.0, 1.0, crate::io::Pacing::Uncontrolled, 1);
+            point.engine = sweep.io_engine;
+            (p.name.clone(), point)
+        })
+        .collect();
+    let bad_point =
+        |name: &str, e: crate::io::IoError| CliError::Invalid(format!("profile {name}: {e}"));
+    for (name, point) in &points {
+        point.validate().map_err(|e| bad_point(name, e))?;
+    }
+    let existed = path.exists();
+    let target = protocol::sweeps::open(&sweep, "")
+        .map_err(|e| CliError::Invalid(format!("--target: {e}")))?;
+    for (name, point) in &points {
+        if let Err(e) = check_point(&target, point) {
+            if !existed {
+                let _ = std::fs::remove_file(&path);
+            }
+            return Err(bad_point(name, e));
+        }
+    }
+    let is_device = matches!(
+        sweep.target,
+        crate::scenario::sweep::SweepTarget::Device { .. }
+    );
+    let info = target_info(&path, target.device.clone(), is_device);
+    let plan = sweep_only_plan(sweep.clone(), &path);
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stamp: String = utc_now()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect();
+        PathBuf::from("runs").join(format!("sweep-{stamp}"))
+    });
+    let mut dir = RunDir::create(&out).map_err(|e| CliError::Invalid(e.to_string()))?;
+    report::write_json(&out.join(report::PLAN_FILE), &plan)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    if let Ok(f) = std::fs::File::create(out.join(report::LOG_FILE)) {
+        super::logging::set_log_file(f);
+    }
+    let console = Console::new(args.quiet);
+    console.line(&format!(
+        "drivebench {}: sweep -> {}",
+        env!("CARGO_PKG_VERSION"),
+        out.display()
+    ));
+    for line in sweep.describe("") {
+        console.line(&line);
+    }
+    let mut report = RunReport {
+        schema_version: SCHEMA_VERSION,
+        drivebench_version: env!("CARGO_PKG_VERSION").to_string(),
+        complete: false,
+        status: RunStatus::Running,
+        error: None,
+        started_at: utc_now(),
+        finished_at: None,
+        plan: plan.clone(),
+        environment: Environment {
+            host: crate::report::host::host_info(),
+            target: info,
+        },
+        instances: Vec::new(),
+        phases: Vec::new(),
+        preflight: Vec::new(),
+        sweeps: Vec::new(),
+        checks: Vec::new(),
+        checked_at: None,
+        warnings: Vec::new(),
+    };
+    let cancel = CancellationToken::new();
+    let ctrl_c = tokio::spawn({
+        let cancel = cancel.clone();
+        async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!(
+                    "interrupted: stopping the I/O and writing partial results (Ctrl-C again to abort at once)"
+                );
+                cancel.cancel();
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(EXIT_INTERRUPTED);
+                }
+            }
+        }
+    });
+    let mut ctx = protocol::RunCtx {
+        report: &mut report,
+        dir: &mut dir,
+        console: &console,
+        cancel: &cancel,
+    };
+    let ending = protocol::sweeps::run_one(plan.seed, &sweep, target, &mut ctx).await;
+    ctrl_c.abort();
+    report.finished_at = Some(utc_now());
+    let code = match &ending {
+        Ending::Complete => {
+            report.status = RunStatus::Complete;
+            report.complete = true;
+            EXIT_OK
+        }
+        Ending::Failed(e) => {
+            report.status = RunStatus::Failed;
+            report.error = Some(e.clone());
+            EXIT_FAILED
+        }
+        Ending::Interrupted => {
+            report.status = RunStatus::Interrupted;
+            report.error = Some("interrupted".into());
+            EXIT_INTERRUPTED
+        }
+    };
+    dir.finish(&report)
+        .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
+    if let Ending::Failed(e) = &ending {
+        eprintln!("error: {e}");
+    }
+    if !args.quiet {
+        print!("{}", crate::report::markdown::summary(&report));
+    }
+    println!("\nResults: {}", out.display());
+    Ok(code)
+}

@@ -1,0 +1,332 @@
+//! The sweep step: after the database phases (or alone, for `drivebench sweep`), each sweep
+//! entry opens its target (a file allocated under the target directory, or a block device
+//! through the destructive-write guard), fills it, then sweeps each profile. The I/O runs on
+//! a blocking thread; its events come back here, where each point is printed live and
+//! result.json is rewritten, so an interruption or a crash keeps every finished point.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::{Ending, RunCtx};
+use crate::io::fill::{FillProgress, FillResult, FillSpec, fill};
+use crate::io::sweep::{PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep};
+use crate::io::{DirectTarget, IoError, Region, TargetSpec, open_target};
+use crate::report::sweeps::SweepReport;
+use crate::scenario::Plan;
+use crate::scenario::sweep::{PlanSweep, SweepTarget};
+use crate::scenario::units::format_duration;
+use crate::target::format_bytes;
+
+/// Open a sweep's target; `target_dir` holds its file.
+pub fn open(sweep: &PlanSweep, target_dir: &str) -> Result<DirectTarget, IoError> {
+    let path = sweep.target_path(target_dir);
+    let spec = match &sweep.target {
+        SweepTarget::File { size_bytes, .. } => TargetSpec::File {
+            path,
+            size_bytes: *size_bytes,
+        },
+        SweepTarget::Device { destroy_data, .. } => TargetSpec::BlockDevice {
+            path,
+            destroy_data: *destroy_data,
+        },
+    };
+    open_target(&spec)
+}
+
+/// Before a run starts: every device sweep passes the guard now (claimed and released), so a
+/// refusal comes before hours of database phases, not after.
+pub fn check_devices(plan: &Plan) -> Result<(), String> {
+    for (i, s) in plan.sweeps.iter().enumerate() {
+        if matches!(s.target, SweepTarget::Device { .. }) {
+            open(s, &plan.target_path).map_err(|e| format!("sweep[{i}]: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Bytes the plan's sweep files will take on the target (files that do not exist yet).
+pub fn needed_bytes(plan: &Plan) -> u64 {
+    let mut files: Vec<(std::path::PathBuf, u64)> = Vec::new();
+    for s in &plan.sweeps {
+        if let SweepTarget::File { size_bytes, .. } = s.target {
+            let path = s.target_path(&plan.target_path);
+            match files.iter_mut().find(|(p, _)| *p == path) {
+                Some((_, size)) => *size = (*size).max(size_bytes),
+                None => files.push((path, size_bytes)),
+            }
+        }
+    }
+    files
+        .iter()
+        .filter(|(p, _)| !p.exists())
+        .map(|(_, size)| size)
+        .sum()
+}
+
+/// Every sweep of a scenario, after its phases. Files this step created are removed after.
+pub async fn run_all(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
+    for (i, sweep) in plan.sweeps.iter().enumerate() {
+        let path = sweep.target_path(&plan.target_path);
+        let created = matches!(sweep.target, SweepTarget::File { .. }) && !path.exists();
+        let ending = match open(sweep, &plan.target_path) {
+            Ok(target) => run_one(plan.seed, sweep, target, ctx).await,
+            Err(e) => Ending::Failed(format!("sweep[{i}]: {e}")),
+        };
+        if created && let Err(e) = std::fs::remove_file(&path) {
+            ctx.console
+                .line(&format!("warning: cannot remove {}: {e}", path.display()));
+        }
+        if ending != Ending::Complete {
+            return ending;
+        }
+    }
+    Ending::Complete
+}
+
+/// What the I/O thread reports.
+enum Event {
+    Fill(FillProgress),
+    Filled(FillResult),
+    Start(usize),
+    Point(usize, Box<SweepPoint>),
+    Done(usize, Box<SweepResult>),
+}
+
+/// One sweep entry on an open target: fill, then each profile; result.json after each point.
+pub async fn run_one(
+    seed: u64,
+    sweep: &PlanSweep,
+    target: DirectTarget,
+    ctx: &mut RunCtx<'_>,
+) -> Ending {
+    let stop = Arc::new(AtomicBool::new(false));
+    let watcher = tokio::spawn({
+        let (cancel, stop) = (ctx.cancel.clone(), stop.clone());
+        async move {
+            cancel.cancelled().await;
+            stop.store(true, Ordering::Relaxed);
+        }
+    });
+    let identity = target
+        .device
+        .clone()
+        .or_else(|| crate::target::describe(&target.path).device);
+    let path = target.path.display().to_string();
+    let size_bytes = target.size_bytes;
+    ctx.console.line(&format!(
+        "sweep on {path} ({}, direct-I/O alignment {} bytes)",
+        format_bytes(target.size_bytes),
+        target.alignment.offset_bytes
+    ));
+    let (tx, mut events) = mpsc::unbounded_channel();
+    let job = tokio::task::spawn_blocking({
+        let (sweep, stop) = (sweep.clone(), stop.clone());
+        move || io_thread(&target, &sweep, seed, &stop, &tx)
+    });
+    let total = sweep.profiles.len() * sweep.points_per_profile();
+    let point_ms = sweep.warmup_ms + sweep.duration_ms;
+    let (mut done, mut partial, mut fill_line) = (0usize, Vec::new(), Instant::now());
+    let bar = (sweep.fill_passes > 0)
+        .then(|| {
+            ctx.console
+                .bytes_bar(size_bytes * u64::from(sweep.fill_passes))
+        })
+        .flatten();
+    let mut failed = None;
+    while let Some(ev) = events.recv().await {
+        match ev {
+            Event::Fill(p) => match &bar {
+                Some(b) => b.set_position(p.bytes_done),
+                None if fill_line.elapsed() >= Duration::from_secs(5) => {
+                    fill_line = Instant::now();
+                    ctx.console.line(&format!(
+                        "fill: {} of {} ({:.0} MB/s, ETA {})",
+                        format_bytes(p.bytes_done),
+                        format_bytes(p.bytes_total),
+                        p.mb_s,
+                        format_duration(Duration::from_secs(p.eta_secs.ceil() as u64))
+                    ));
+                }
+                None => {}
+            },
+            Event::Filled(r) => {
+                if let Some(b) = &bar {
+                    b.finish_and_clear();
+                }
+                ctx.console.line(&format!(
+                    "fill: {} in {:.1} s ({:.1} MB/s, {:.1} MiB/s){}",
+                    format_bytes(r.bytes),
+                    r.seconds,
+                    r.mb_s,
+                    r.mib_s,
+                    if r.stopped_early {
+                        ", stopped early"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            Event::Start(i) => {
+                let p = &sweep.profiles[i];
+                ctx.console
+                    .line(&format!("sweep {}: {}", p.name, p.definition()));
+                if sweep.steady.is_some() {
+                    ctx.console.line(&format!(
+                        "sweep {}: steady-state rounds of {} first",
+                        p.name,
+                        format_duration(Duration::from_millis(sweep.duration_ms))
+                    ));
+                }
+                partial.clear();
+                ctx.report.sweeps.push(partial_report(sweep, i, &partial));
+            }
+            Event::Point(i, p) if p.kind == PointKind::SteadyRound => {
+                ctx.console.line(&format!(
+                    "{} steady-state round: {:.0} IOPS, {:.1} MiB/s",
+                    sweep.profiles[i].name, p.result.iops, p.result.mib_s
+                ));
+            }
+            Event::Point(i, p) => {
+                done += 1;
+                let left = (total.saturating_sub(done) as u64) * point_ms;
+                ctx.console.line(&format!(
+                    "{} [{done}/{total}, at most {} left]",
+                    point_line(&sweep.profiles[i].name, &p),
+                    format_duration(Duration::from_secs(left.div_ceil(1000)))
+                ));
+                partial.push(*p);
+                let mut r = partial_report(sweep, i, &partial);
+                (r.target, r.device) = (Some(path.clone()), identity.clone());
+                replace_last(&mut ctx.report.sweeps, r);
+                if let Err(e) = ctx.dir.write_result(ctx.report) {
+                    failed.get_or_insert(e.to_string());
+                }
+            }
+            Event::Done(i, r) => {
+                // A curve stopped by its latency limit skips the rest of its points.
+                done = (i + 1) * sweep.points_per_profile();
+                let mut r = SweepReport::from_result(&r);
+                (r.target, r.device) = (Some(path.clone()), identity.clone());
+                replace_last(&mut ctx.report.sweeps, r);
+                if let Err(e) = ctx.dir.write_result(ctx.report) {
+                    failed.get_or_insert(e.to_string());
+                }
+            }
+        }
+    }
+    watcher.abort();
+    let ran = job
+        .await
+        .unwrap_or_else(|e| Err(IoError::Worker(format!("sweep thread: {e}"))));
+    match (ran, failed) {
+        (Err(e), _) => Ending::Failed(format!("sweep on {path}: {e}")),
+        (Ok(()), Some(e)) => Ending::Failed(e),
+        (Ok(()), None) if stop.load(Ordering::Relaxed) => Ending::Interrupted,
+        (Ok(()), None) => Ending::Complete,
+    }
+}
+
+/// Put a profile's newer report in place of the one its Start event pushed.
+fn replace_last(sweeps: &mut Vec<SweepReport>, r: SweepReport) {
+    match sweeps.last_mut() {
+        Some(last) if last.profile == r.profile => *last = r,
+        _ => sweeps.push(r),
+    }
+}
+
+/// The blocking part: fill, then each profile's sweep, reporting as it goes.
+fn io_thread(
+    target: &DirectTarget,
+    sweep: &PlanSweep,
+    seed: u64,
+    stop: &AtomicBool,
+    tx: &mpsc::UnboundedSender<Event>,
+) -> Result<(), IoError> {
+    let send = |ev| {
+        let _ = tx.send(ev);
+    };
+    if sweep.fill_passes > 0 {
+        let spec = FillSpec {
+            passes: sweep.fill_passes,
+            seed,
+            ..FillSpec::new(Region::WHOLE)
+        };
+        let r = fill(target, &spec, stop, |p| send(Event::Fill(p)))?;
+        send(Event::Filled(r));
+    }
+    for (i, profile) in sweep.profiles.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        send(Event::Start(i));
+        let spec = SweepSpec {
+            profile: profile.clone(),
+            region: sweep.region,
+            warmup_secs: sweep.warmup_ms as f64 / 1000.0,
+            point_secs: sweep.duration_ms as f64 / 1000.0,
+            curve: sweep.curve.clone(),
+            fixed_rate: sweep.rate,
+            arrivals: sweep.arrivals,
+            engine: sweep.io_engine,
+            seed: seed.wrapping_add(i as u64 * 1_000),
+            steady: sweep.steady.map(|rule| SteadySpec {
+                rule,
+                round_secs: sweep.duration_ms as f64 / 1000.0,
+            }),
+        };
+        let r = run_sweep(target, &spec, stop, |p| {
+            send(Event::Point(i, Box::new(p.clone())))
+        })?;
+        send(Event::Done(i, Box::new(r)));
+    }
+    Ok(())
+}
+
+/// The report of a profile whose sweep is still running (or was cut short by a failure).
+fn partial_report(sweep: &PlanSweep, i: usize, points: &[SweepPoint]) -> SweepReport {
+    let p = &sweep.profiles[i];
+    let max_iops = points
+        .iter()
+        .find(|x| x.kind == PointKind::Max)
+        .map_or(0.0, |x| x.result.iops);
+    SweepReport::from_result(&SweepResult {
+        profile: p.name.to_string(),
+        definition: p.definition(),
+        threads: p.threads,
+        depth: p.depth,
+        read_pct: p.read_pct,
+        random_pct: p.random_pct,
+        max_iops,
+        points: points.to_vec(),
+        slo: None,
+        steady: None,
+        stopped_early: true,
+    })
+}
+
+/// `4k-random-read-128  50 %  target 4120  got 4118 IOPS  16.1 MiB/s  lat avg/p99 240.1/610 µs`
+pub fn point_line(profile: &str, p: &SweepPoint) -> String {
+    let r = &p.result;
+    let what = match (p.kind, p.target_pct) {
+        (PointKind::Curve, Some(pct)) => format!("{pct} %"),
+        (kind, _) => format!("{kind:?}").to_lowercase(),
+    };
+    format!(
+        "{profile} {what:>6}  target {:>9}  got {:>9.0} IOPS  {:>8.1} MiB/s  lat avg/p99 {:.1}/{} µs{}{}",
+        r.target_iops
+            .map_or_else(|| "max".to_string(), |t| format!("{t:.0}")),
+        r.iops,
+        r.mib_s,
+        r.schedule_latency_us.avg,
+        r.schedule_latency_us.p99,
+        if p.sustainable { "" } else { "  (fell behind)" },
+        if r.stopped_early {
+            "  (stopped early)"
+        } else {
+            ""
+        }
+    )
+}

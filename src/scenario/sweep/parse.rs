@@ -1,0 +1,58 @@
+//! The two sweep values with a syntax of their own: a region ("25%" or "25") and block sizes
+//! ("4k", or a mix "4k/60:64k/40" whose shares of the I/O count sum to 100).
+
+use crate::io::Region;
+use crate::scenario::units::parse_size;
+
+/// A region as "25%" or "25": a share of the target from its start, above 0 and at most 100.
+pub fn parse_region(text: &str) -> Result<Region, String> {
+    let t = text.trim();
+    let v: f64 = t
+        .strip_suffix('%')
+        .unwrap_or(t)
+        .trim()
+        .parse()
+        .map_err(|_| {
+            format!("invalid region {text:?}; expected a percentage of the target such as \"25%\"")
+        })?;
+    if !(v > 0.0 && v <= 100.0) {
+        return Err(format!("region {text:?} must be above 0% and at most 100%"));
+    }
+    Ok(Region {
+        start_fraction: 0.0,
+        end_fraction: v / 100.0,
+    })
+}
+
+/// Block sizes as "4k" or a mix "4k/60:64k/40" (bytes, share of I/Os in %).
+pub fn parse_block_sizes(text: &str) -> Result<Vec<(u64, u32)>, String> {
+    let mut out = Vec::new();
+    for part in text.split(':') {
+        let (size, share) = match part.split_once('/') {
+            Some((s, w)) => {
+                let w: u32 = w.trim().trim_end_matches('%').parse().map_err(|_| {
+                    format!("invalid share {w:?} in {text:?}; expected e.g. \"4k/60:64k/40\"")
+                })?;
+                (s, w)
+            }
+            None if !text.contains(':') => (part, 100),
+            None => {
+                return Err(format!(
+                    "{part:?} in {text:?} has no share; expected e.g. \"4k/60:64k/40\""
+                ));
+            }
+        };
+        let bytes = parse_size(size)?;
+        if bytes == 0 || bytes % 512 != 0 {
+            return Err(format!(
+                "block size {size:?} must be a positive multiple of 512 bytes"
+            ));
+        }
+        out.push((bytes, share));
+    }
+    let total: u32 = out.iter().map(|s| s.1).sum();
+    if total != 100 {
+        return Err(format!("the shares in {text:?} sum to {total}, not 100"));
+    }
+    Ok(out)
+}

@@ -1,0 +1,383 @@
+//! `drivebench sweep`: a run directory with every point in result.json and sweeps.csv, a
+//! custom mix at a fixed rate, steady-state rounds, and bad input refused with exit code 2
+//! naming the flag before anything is written.
+
+mod common;
+
+use std::path::Path;
+
+use common::{bin, read_json, root, text, validate};
+use drivebench::report::sweeps::CSV_HEADER;
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn sweep(args: &[&str]) -> std::process::Output {
+    bin()
+        .arg("sweep")
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run drivebench sweep")
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn a_sweep_writes_every_point_to_result_json_and_sweeps_csv() {
+    let tmp = tempfile::tempdir_in("/var/tmp").unwrap();
+    let (file, out) = (tmp.path().join("target.dat"), tmp.path().join("run"));
+    let args = [
+        "--target",
+        p(&file),
+        "--size",
+        "64MiB",
+        "--profile",
+        "4k-random-read-128",
+        "--warmup",
+        "100ms",
+        "--duration",
+        "300ms",
+        "--curve",
+        "50,100",
+        "--region",
+        "50%",
+        "--out",
+        p(&out),
+    ];
+    let o = sweep(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let live = text(&o.stderr);
+    assert!(live.contains("fill: 64.0 MiB"), "{live}");
+    assert!(live.contains("4k-random-read-128   50 %"), "{live}");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 64 << 20);
+
+    let r = read_json(&out.join("result.json"));
+    validate("schemas/json/result.schema.json", &r);
+    assert_eq!(
+        (r["status"].as_str(), r["complete"].as_bool()),
+        (Some("complete"), Some(true))
+    );
+    assert_eq!(r["environment"]["target"]["path"], p(&file));
+    assert_eq!(r["plan"]["sweeps"][0]["fill_passes"], 1);
+    assert_eq!(r["plan"]["sweeps"][0]["region"]["end_fraction"], 0.5);
+    let sweeps = r["sweeps"].as_array().unwrap();
+    assert_eq!(sweeps.len(), 1);
+    let w = &sweeps[0];
+    assert_eq!(w["profile"], "4k-random-read-128");
+    assert_eq!(
+        w["definition"],
+        "4 KiB, 100 % read, 100 % random, 4 threads x 32 = 128 outstanding"
+    );
+    assert_eq!(w["target"], p(&file));
+    let points = w["points"].as_array().unwrap();
+    let kinds: Vec<&str> = points.iter().map(|x| x["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["max", "curve", "curve"]);
+    let max = f(&w["max_iops"]);
+    assert!(max > 0.0 && max == f(&points[0]["iops"]));
+    for (x, pct) in points[1..].iter().zip([50.0, 100.0]) {
+        assert_eq!(f(&x["target_pct"]), pct);
+        assert_eq!(f(&x["target_iops"]), max * pct / 100.0);
+        assert!(f(&x["iops"]) > 0.0 && f(&x["mib_s"]) > 0.0);
+        let lat = &x["latency_us"];
+        assert!(
+            f(&lat["p50"]) <= f(&lat["p99"]) && f(&lat["p99"]) <= f(&lat["max"]),
+            "{lat}"
+        );
+        assert_eq!(f(&x["read_share_pct"]), 100.0);
+        assert_eq!(f(&x["bytes_per_io"]), 4096.0);
+    }
+
+    let csv = std::fs::read_to_string(out.join("sweeps.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], CSV_HEADER);
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(
+        lines[1].starts_with("4k-random-read-128,max,,,"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[3].starts_with("4k-random-read-128,curve,100.0,"),
+        "{}",
+        lines[3]
+    );
+    assert!(lines[3].ends_with(",4,32,100,100"), "{}", lines[3]);
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("## I/O sweep 4k-random-read-128"), "{md}");
+    assert!(!md.contains("Workload: sysbench"), "{md}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("4k-random-read-128: latency vs IOPS"));
+
+    // `report` rebuilds sweeps.csv from result.json alone.
+    std::fs::remove_file(out.join("sweeps.csv")).unwrap();
+    let o = common::run(&["report", p(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        std::fs::read_to_string(out.join("sweeps.csv")).unwrap(),
+        csv
+    );
+}
+
+#[test]
+fn a_custom_mix_at_a_fixed_rate_runs_one_paced_point() {
+    let tmp = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = tmp.path().join("run");
+    let o = sweep(&[
+        "--target",
+        p(tmp.path()),
+        "--size",
+        "32MiB",
+        "--bs",
+        "4k/75:16k/25",
+        "--read-pct",
+        "70",
+        "--random-pct",
+        "100",
+        "--depth",
+        "4",
+        "--rate",
+        "500",
+        "--arrivals",
+        "poisson",
+        "--io-engine",
+        "psync",
+        "--warmup",
+        "0s",
+        "--duration",
+        "1s",
+        "--quiet",
+        "--out",
+        p(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(tmp.path().join("drivebench-sweep.dat").exists());
+    let r = read_json(&out.join("result.json"));
+    let w = &r["sweeps"][0];
+    assert_eq!(w["profile"], "custom-4k.75_16k.25-r70-rand100-1x4");
+    assert_eq!(w["engine"], "psync");
+    let points = w["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1);
+    assert_eq!(points[0]["kind"], "fixed");
+    assert_eq!(f(&points[0]["target_iops"]), 500.0);
+    assert!(f(&points[0]["ios"]) > 0.0);
+    let share = f(&points[0]["read_share_pct"]);
+    assert!((50.0..=90.0).contains(&share), "reads {share} %");
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_flag_and_writes_nothing() {
+    let tmp = tempfile::tempdir_in("/var/tmp").unwrap();
+    let small = tmp.path().join("small.dat");
+    std::fs::write(&small, vec![0u8; 1 << 20]).unwrap();
+    let file = tmp.path().join("new.dat");
+    let (new, small) = (p(&file), p(&small));
+    let base = |extra: &[&'static str]| -> Vec<String> {
+        let mut v = vec!["--target", new, "--size", "16MiB"];
+        v.extend_from_slice(extra);
+        v.into_iter().map(String::from).collect()
+    };
+    let prof = "4k-random-read-128";
+    let mut cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            base(&["--profile", "nope"]),
+            "--profile: unknown profile \"nope\"",
+        ),
+        (
+            base(&["--profile", prof, "--bs", "4k"]),
+            "--bs: give either profiles or bs",
+        ),
+        (
+            base(&["--bs", "4k", "--read-pct", "50"]),
+            "--random-pct: needed",
+        ),
+        (
+            base(&["--bs", "4k", "--read-pct", "150", "--random-pct", "0"]),
+            "--read-pct: must be between 0 and 100, got 150",
+        ),
+        (
+            base(&[
+                "--bs",
+                "4k/50:8k/40",
+                "--read-pct",
+                "1",
+                "--random-pct",
+                "0",
+            ]),
+            "--bs: the shares",
+        ),
+        (
+            base(&["--profile", prof, "--threads", "0"]),
+            "--threads: must be between 1 and 4096",
+        ),
+        (
+            base(&["--profile", prof, "--region", "0%"]),
+            "--region: region \"0%\" must be above 0%",
+        ),
+        (
+            base(&["--profile", prof, "--duration", "fast"]),
+            "--duration: invalid duration",
+        ),
+        (
+            base(&["--profile", prof, "--curve", "10,abc"]),
+            "--curve: expected percentages",
+        ),
+        (
+            base(&["--profile", prof, "--rate", "100", "--curve", "50"]),
+            "--curve: not with rate",
+        ),
+        (
+            base(&["--profile", prof, "--fill", "7"]),
+            "--fill: must be between 0 and 4",
+        ),
+        (
+            base(&["--profile", prof, "--region", "0.001%"]),
+            "cannot hold one 4096-byte I/O",
+        ),
+        (
+            vec![
+                "--target".into(),
+                format!("{new}.d/x.dat"),
+                "--size".into(),
+                "4MiB".into(),
+                "--profile".into(),
+                prof.into(),
+            ],
+            ".d does not exist",
+        ),
+        (
+            base(&[
+                "--profile",
+                prof,
+                "--io-engine",
+                "psync",
+                "--threads",
+                "64",
+                "--depth",
+                "128",
+            ]),
+            "psync needs threads × depth OS threads",
+        ),
+        (
+            base(&["--profile", prof, "--read-pct", "abc"]),
+            "invalid value 'abc' for '--read-pct",
+        ),
+        (
+            base(&["--profile", prof, "--destroy-data"]),
+            "--destroy-data: only for a block device",
+        ),
+        (
+            vec![
+                "--target".into(),
+                new.into(),
+                "--profile".into(),
+                prof.into(),
+            ],
+            "--size: needed to create",
+        ),
+        (
+            vec![
+                "--target".into(),
+                small.into(),
+                "--size".into(),
+                "16MiB".into(),
+                "--profile".into(),
+                prof.into(),
+            ],
+            "smaller than the 16777216 bytes asked for",
+        ),
+    ];
+    // Kept alive until the cases have run.
+    let shm = std::fs::metadata("/dev/shm")
+        .is_ok_and(|m| m.is_dir())
+        .then(|| tempfile::tempdir_in("/dev/shm").unwrap());
+    if let Some(shm) = &shm {
+        let target = shm.path().join("t.dat").display().to_string();
+        cases.push((
+            vec![
+                "--target".into(),
+                target,
+                "--size".into(),
+                "4MiB".into(),
+                "--profile".into(),
+                prof.into(),
+            ],
+            "cannot do direct I/O: tmpfs",
+        ));
+    }
+    let device = ["/dev/loop0", "/dev/vda", "/dev/sda", "/dev/nvme0n1"]
+        .into_iter()
+        .find(|d| {
+            std::fs::metadata(d)
+                .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()))
+        });
+    match device {
+        Some(d) => cases.push((
+            vec!["--target".into(), d.into(), "--profile".into(), prof.into()],
+            "a block device; writing to it destroys its data: refusing without --destroy-data",
+        )),
+        None => eprintln!("skipped the block-device case: no block device node found"),
+    }
+    for (args, expect) in cases {
+        let out = tmp.path().join("run");
+        let mut full: Vec<&str> = args.iter().map(String::as_str).collect();
+        full.extend(["--out", p(&out)]);
+        let o = sweep(&full);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(expect),
+            "{args:?}:\n  expected {expect:?}\n  got {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!out.exists(), "{args:?} created the run directory");
+        assert!(!file.exists(), "{args:?} left {} behind", file.display());
+    }
+}
+
+#[test]
+fn steady_state_rounds_run_before_the_max_run_and_their_verdict_is_kept() {
+    let tmp = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = tmp.path().join("run");
+    let o = sweep(&[
+        "--target",
+        p(&tmp.path().join("t.dat")),
+        "--size",
+        "32MiB",
+        "--profile",
+        "4k-random-read-128",
+        "--steady",
+        "--curve",
+        "max",
+        "--warmup",
+        "0s",
+        "--duration",
+        "200ms",
+        "--out",
+        p(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let live = text(&o.stderr);
+    assert!(
+        live.contains("4k-random-read-128 steady-state round:"),
+        "{live}"
+    );
+    let r = read_json(&out.join("result.json"));
+    validate("schemas/json/result.schema.json", &r);
+    let w = &r["sweeps"][0];
+    let rounds = w["steady"]["rounds_iops"].as_array().unwrap().len();
+    assert!((5..=25).contains(&rounds), "{rounds} rounds");
+    let verdict = w["steady"]["steady"].as_bool().unwrap();
+    assert!(verdict || rounds == 25, "stopped unsteady before the cap");
+    let kinds: Vec<&str> = w["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["max"]);
+    assert_eq!(r["plan"]["sweeps"][0]["steady"]["window"], 5);
+}
