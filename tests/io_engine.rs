@@ -16,14 +16,14 @@ use drivebench::target::guard::{GuardError, claim_block_device};
 
 const MIB: u64 = 1 << 20;
 
-/// A directory on a real filesystem (not /tmp, which may be tmpfs).
-
 /// Rate and elapsed-time assertions hold on a 2-core machine only when the I/O threads of one
 /// test do not share the cores with another's: the timed tests of this file run one at a time.
 fn timed() -> std::sync::MutexGuard<'static, ()> {
     static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TIMED.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+/// A directory on a real filesystem (not /tmp, which may be tmpfs).
 fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new()
         .prefix("drivebench-io-")
