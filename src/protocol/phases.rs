@@ -124,6 +124,7 @@ pub async fn run_phases<C: Connector, W: Workload>(
                 max_attempts: plan.workload.max_attempts,
                 shard: recorders[i].shard_for(c),
                 pool: pool.clone(),
+                rate: None,
             };
             let fut = run_client(
                 spec,
