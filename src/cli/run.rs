@@ -39,6 +39,11 @@ fn default_out(plan: &Plan) -> PathBuf {
 
 pub async fn run(args: Args) -> Result<i32, CliError> {
     let plan = args.scenario.resolve()?;
+    run_plan(plan, &args).await
+}
+
+/// Run a resolved plan (`run`, and `curve` with its curve filled in).
+pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     for inst in &plan.instances {
         crate::protocol::servers::password(inst).map_err(CliError::Invalid)?;
     }
@@ -90,6 +95,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         preflight: findings,
         sweeps: Vec::new(),
         checks: Vec::new(),
+        curves: Vec::new(),
         warnings: Vec::new(),
     };
     let cancel = CancellationToken::new();

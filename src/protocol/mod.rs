@@ -3,9 +3,11 @@
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
 //! and results are written after each phase. Dispatch on the engine kind happens here, once.
 //! `steady` holds the SNIA steady-state rule that preconditions are judged by; `curve` the
-//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves.
+//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves; `db_curve`
+//! runs a `[[curve]]` after the phases with the same clients.
 
 pub mod curve;
+mod db_curve;
 mod load;
 mod phases;
 pub mod prebuilt;

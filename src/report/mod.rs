@@ -4,6 +4,7 @@
 
 pub mod compare;
 mod compare_html;
+pub mod curves;
 pub mod host;
 pub mod html;
 pub mod live;
@@ -26,6 +27,7 @@ pub const RESULT_FILE: &str = "result.json";
 pub const SUMMARY_FILE: &str = "summary.md";
 pub const HTML_FILE: &str = "report.html";
 pub const SWEEPS_FILE: &str = "sweeps.csv";
+pub const CURVES_FILE: &str = "curves.csv";
 pub const SERIES_FILE: &str = "series.csv";
 pub const LOG_FILE: &str = "drivebench.log";
 
@@ -130,6 +132,10 @@ impl RunDir {
             let csv = sweeps::csv(&report.sweeps);
             write_atomic(&self.path.join(SWEEPS_FILE), csv.as_bytes())?;
         }
+        if !report.curves.is_empty() {
+            let csv = curves::csv(&report.curves);
+            write_atomic(&self.path.join(CURVES_FILE), csv.as_bytes())?;
+        }
         write_atomic(&self.path.join(HTML_FILE), html::page(report).as_bytes())
     }
 }
@@ -161,6 +167,13 @@ pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
         }
     }
     write_atomic(&dir.join(SERIES_FILE), csv.as_bytes()).map_err(|e| e.to_string())?;
+    if !report.curves.is_empty() {
+        write_atomic(
+            &dir.join(CURVES_FILE),
+            curves::csv(&report.curves).as_bytes(),
+        )
+        .map_err(|e| e.to_string())?;
+    }
     write_atomic(
         &dir.join(SUMMARY_FILE),
         markdown::summary(&report).as_bytes(),

@@ -37,6 +37,9 @@ pub struct RunReport {
     /// Consistency checks run after the phases (TPC-C, clause 3.3.2), per instance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<super::tpcc::InstanceCheck>,
+    /// Database load curves (`[[curve]]`), absent when none ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<super::curves::CurveReport>,
     pub warnings: Vec<String>,
 }
 

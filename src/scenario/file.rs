@@ -24,6 +24,9 @@ pub struct ScenarioFile {
     pub workload: WorkloadSection,
     /// Phases run in order.
     pub phase: Vec<PhaseSection>,
+    /// A load curve after the phases (at most one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curve: Vec<super::curve::CurveSection>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]

@@ -1,6 +1,7 @@
 //! Scenario files: the TOML as written (`file`), `--set` overrides, units, and the resolved,
 //! validated `Plan` (`plan`). Parsing happens once, here; errors carry file, line:column and key.
 
+pub mod curve;
 pub mod error;
 pub mod file;
 pub mod locate;

@@ -65,6 +65,7 @@ pub fn resolve(
     let instances = resolve_instances(&file.instance, &root.key("instance"))?;
     let workload = resolve_workload(&file.workload, &root.key("workload"))?;
     let phases = resolve_phases(&file.phase, &root.key("phase"), time_scale)?;
+    let curve = super::curve::resolve(&file.curve, &workload, &root.key("curve"), time_scale)?;
 
     if workload.pooled() && instances.iter().any(|i| !i.engine.is_server()) {
         return Err(Invalid::new(
@@ -112,6 +113,7 @@ pub fn resolve(
         instances,
         workload,
         phases,
+        curve,
     })
 }
 
