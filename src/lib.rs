@@ -5,10 +5,10 @@
 //!
 //! # Layout
 //!
-//! - [`cli`]: one module per subcommand (`run`, `plan`, `report`, `compare`, `check`, `schema`,
-//!   `sweep`), exit codes, logging.
+//! - [`cli`]: one module per subcommand (`run`, `curve`, `plan`, `report`, `compare`, `check`,
+//!   `schema`, `sweep`), exit codes, logging.
 //! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`
-//!   (with its `[[sweep]]` entries).
+//!   (with its `[[sweep]]` and `[[curve]]` entries).
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
 //!   guard for block devices.
 //! - [`provision`]: private server instances on the target (MariaDB/MySQL, PostgreSQL): start,
@@ -18,10 +18,12 @@
 //! - [`workload`]: what a virtual client does: `sysbench` OLTP tests and `tpcc` (transactions,
 //!   terminals, load, consistency checks), data generation, distributions.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
-//!   terminals), retries inside, own connections or a shared pool.
+//!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
+//!   that load curves steer.
 //! - [`protocol`]: engine and benchmark dispatch, server lifecycle, load, phases as barriers,
 //!   the sampler, TPC-C's NOPM probe and checks after the phases and again later (`recheck`),
-//!   the sweep step after the phases, preflight findings.
+//!   the sweep step after the phases, load curves (`curve`, shared with I/O sweeps; `db_curve`
+//!   for databases), preflight findings.
 //! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
 //!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.

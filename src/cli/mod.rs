@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod compare;
+pub mod curve;
 pub mod logging;
 pub mod plan;
 pub mod report;
@@ -26,6 +27,9 @@ pub struct Cli {
 pub enum Command {
     /// Run a scenario: load the data on the target, run the phases, write a run directory.
     Run(run::Args),
+    /// Run a scenario's load curve: its phases, then TPS vs p99 from low load to saturation
+    /// and the max TPS under its SLO ([[curve]], or the default curve when it has none).
+    Curve(curve::Args),
     /// Validate a scenario and print its timeline, data size and preflight findings (no side effects).
     Plan(plan::Args),
     /// Regenerate summary.md, report.html, series.csv and sweeps.csv of a run directory from its result.json.
@@ -116,6 +120,7 @@ impl CliError {
 pub async fn main(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Run(a) => run::run(a).await,
+        Command::Curve(a) => curve::curve(a).await,
         Command::Plan(a) => plan::plan(a),
         Command::Report(a) => report::report(a),
         Command::Compare(a) => compare::compare(a),

@@ -124,6 +124,9 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
         "end",
         ""
     );
+    if let Some(c) = &plan.curve {
+        s += &c.timeline(plan.estimates.phases_total_ms);
+    }
     let _ = writeln!(
         s,
         "  total {} of phases, plus the load",

@@ -39,6 +39,11 @@ fn default_out(plan: &Plan) -> PathBuf {
 
 pub async fn run(args: Args) -> Result<i32, CliError> {
     let plan = args.scenario.resolve()?;
+    run_plan(plan, &args).await
+}
+
+/// Run a resolved plan (`run`, and `curve` with its curve filled in).
+pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     for inst in &plan.instances {
         crate::protocol::servers::password(inst).map_err(CliError::Invalid)?;
     }
@@ -92,6 +97,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
         sweeps: Vec::new(),
         checks: Vec::new(),
         checked_at: None,
+        curves: Vec::new(),
         warnings: Vec::new(),
     };
     let cancel = CancellationToken::new();

@@ -248,6 +248,7 @@ fn sweep_only_plan(sweep: PlanSweep, target: &Path) -> Plan {
             client_memory_bytes: 0,
         },
         sweeps: vec![sweep],
+        curve: None,
     }
 }
 
@@ -343,6 +344,7 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
         sweeps: Vec::new(),
         checks: Vec::new(),
         checked_at: None,
+        curves: Vec::new(),
         warnings: Vec::new(),
     };
     let cancel = CancellationToken::new();

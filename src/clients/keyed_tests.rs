@@ -109,6 +109,7 @@ async fn run_terminals(clients: u32, pooled: Option<u32>, service: Duration, sec
             max_attempts: 1,
             shard: recorder.shard_for(c),
             pool: pool.clone(),
+            rate: None,
         };
         tokio::spawn(run_client(
             spec,

@@ -5,11 +5,15 @@
 //! A client owns its connection, or leases one from a shared [`pool::Pool`] per transaction when
 //! there are fewer connections than clients. Connections open and statements are prepared
 //! before the clock; all clients start together on the start signal and stop between
-//! transactions when cancelled.
+//! transactions when cancelled. A [`rate::RateControl`] shared by an instance's clients
+//! overrides their pacing once set (load curves change the rate per point this way).
 
 #[cfg(test)]
 mod keyed_tests;
 pub mod pool;
+pub mod rate;
+#[cfg(test)]
+mod rate_tests;
 pub mod runner;
 #[cfg(test)]
 mod tests;
@@ -66,6 +70,8 @@ pub struct ClientSpec<C: Connector, W: Workload> {
     pub shard: Shard,
     /// Leased per transaction when set; otherwise the client opens its own connection.
     pub pool: Option<Arc<SharedPool<C, W>>>,
+    /// Overrides `pacing` once set (load curves).
+    pub rate: Option<Arc<rate::RateControl>>,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -131,16 +137,26 @@ pub async fn run_client<C: Connector, W: Workload>(
         next += ramp.mul_f64(rng.next_f64());
     }
     let mut seq = 0u64;
+    let mut pacing = spec.pacing;
+    let mut shared: Option<Arc<rate::OpenSchedule>> = None;
+    let mut generation = 0u64;
     while !cancel.is_cancelled() {
+        if let Some(c) = &spec.rate
+            && let Some(setting) = c.changed(&mut generation)
+        {
+            pacing = Pacing::Closed;
+            shared = setting;
+        }
         let inputs = w.generate(&mut terminal, &mut rng, seq);
         seq += 1;
-        let intended = match spec.pacing {
-            Pacing::Closed => Instant::now(),
-            Pacing::Poisson { mean_gap } => {
+        let intended = match (&shared, pacing) {
+            (Some(s), _) => s.next_start(&mut rng),
+            (None, Pacing::Closed) => Instant::now(),
+            (None, Pacing::Poisson { mean_gap }) => {
                 next += Duration::from_secs_f64(rng.exponential(mean_gap.as_secs_f64()));
                 next
             }
-            Pacing::Keyed { .. } => {
+            (None, Pacing::Keyed { .. }) => {
                 next += w.keying_time(&inputs);
                 next
             }
@@ -201,7 +217,7 @@ pub async fn run_client<C: Connector, W: Workload>(
                 return;
             }
         }
-        if let Pacing::Keyed { .. } = spec.pacing {
+        if let Pacing::Keyed { .. } = pacing {
             next = end + w.think_time(&inputs, &mut rng);
         }
     }

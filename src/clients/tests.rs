@@ -160,6 +160,7 @@ fn start_client(connector: FakeConnector, pacing: Pacing, max_attempts: u32) -> 
         max_attempts,
         shard: recorder.shard_for(0),
         pool: None,
+        rate: None,
     };
     tokio::spawn(run_client(spec, start_rx, cancel.clone(), tx));
     Harness {

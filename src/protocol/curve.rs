@@ -148,25 +148,23 @@ impl CurveDriver {
         self.outcomes.push(outcome);
     }
 
-    /// Bracket from the curve points: the highest met below the lowest missed (0 if the first
-    /// point already missed). None when nothing missed: no latency limit within the curve.
+    /// Bracket from the curve points: the highest met (0 if none) and the lowest missed above
+    /// it, so a noisy miss at a low point does not hide a higher rate that met the objective.
+    /// None when nothing above the highest met missed: no latency limit within the curve.
     fn initial_bracket(&self, slo: f64) -> Option<(f64, f64)> {
-        let missed = self
-            .outcomes
-            .iter()
-            .filter(|o| !o.meets(slo))
-            .map(|o| o.target_rate)
-            .fold(f64::INFINITY, f64::min);
-        if !missed.is_finite() {
-            return None;
-        }
         let met = self
             .outcomes
             .iter()
-            .filter(|o| o.meets(slo) && o.target_rate < missed)
+            .filter(|o| o.meets(slo))
             .map(|o| o.target_rate)
             .fold(0.0, f64::max);
-        Some((met, missed))
+        let missed = self
+            .outcomes
+            .iter()
+            .filter(|o| !o.meets(slo) && o.target_rate > met)
+            .map(|o| o.target_rate)
+            .fold(f64::INFINITY, f64::min);
+        missed.is_finite().then_some((met, missed))
     }
 
     /// The SLO answer once `next_step` has returned `Done`.
@@ -279,6 +277,27 @@ mod tests {
         let (met, missed) = (slo.max_rate.unwrap(), slo.first_miss_rate.unwrap());
         assert!(met <= 830.0 && missed > 830.0, "{slo:?}");
         assert!(missed - met <= 10.0, "within 1 % of the maximum: {slo:?}");
+    }
+
+    #[test]
+    fn a_noisy_miss_at_a_low_point_does_not_hide_the_knee() {
+        let mut s = spec(&[10.0, 50.0, 70.0, 90.0]);
+        s.slo_p99_ms = Some(8.0);
+        let mut d = CurveDriver::new(s, 1000.0);
+        loop {
+            match d.next_step() {
+                // A single slow outlier at 10 %: its p99 misses.
+                Step::Point { pct: 10.0, rate } => d.record(PointOutcome {
+                    p99_ms: 40.0,
+                    ..model(rate)
+                }),
+                Step::Point { rate, .. } | Step::Slo { rate } => d.record(model(rate)),
+                Step::Done => break,
+            }
+        }
+        let slo = d.slo().unwrap();
+        let (met, missed) = (slo.max_rate.unwrap(), slo.first_miss_rate.unwrap());
+        assert!(met <= 830.0 && missed > 830.0 && met > 700.0, "{slo:?}");
     }
 
     #[test]

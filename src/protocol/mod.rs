@@ -5,9 +5,11 @@
 //! `steady` holds the SNIA steady-state rule that preconditions are judged by; `curve` the
 //! load-curve and SLO-search mechanism shared by I/O sweeps and database curves; `recheck` the
 //! TPC-C consistency checks run again on a finished run's instances (`drivebench check`);
-//! `sweeps` the synthetic I/O sweeps that follow the phases.
+//! `sweeps` the synthetic I/O sweeps that follow the phases; `db_curve` runs a `[[curve]]` after
+//! the phases with the same clients.
 
 pub mod curve;
+mod db_curve;
 mod load;
 mod phases;
 pub mod prebuilt;

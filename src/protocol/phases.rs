@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::tpcc::NewOrderProbe;
 use super::{Ending, RunCtx};
+use crate::clients::rate::RateControl;
 use crate::clients::runner::spawn_on;
 use crate::clients::{ClientEvent, ClientSpec, Pacing, open_pool, run_client};
 use crate::engine::Connector;
@@ -29,14 +30,14 @@ use crate::workload::tpcc;
 /// How long stopping clients may take before the run moves on without them.
 const STOP_GRACE: Duration = Duration::from_secs(30);
 
-enum Wake {
+pub(super) enum Wake {
     Tick,
     Cancelled,
     Failed(String),
 }
 
 /// Sleep until `deadline`, unless the run is cancelled or a client fails first.
-async fn wait(
+pub(super) async fn wait(
     deadline: Instant,
     events: &mut mpsc::UnboundedReceiver<ClientEvent>,
     cancel: &CancellationToken,
@@ -85,6 +86,11 @@ pub async fn run_phases<C: Connector, W: Workload>(
         },
         _ => Pacing::for_rate(plan.workload.rate, clients),
     };
+    // A curve steers the same clients after the phases.
+    let controls: Vec<Arc<RateControl>> = connectors
+        .iter()
+        .map(|_| Arc::new(RateControl::new()))
+        .collect();
     'spawn: for (i, connector) in connectors.iter().enumerate() {
         let pool = if plan.workload.pooled() {
             let n = plan.workload.connections();
@@ -124,6 +130,7 @@ pub async fn run_phases<C: Connector, W: Workload>(
                 max_attempts: plan.workload.max_attempts,
                 shard: recorders[i].shard_for(c),
                 pool: pool.clone(),
+                rate: plan.curve.as_ref().map(|_| controls[i].clone()),
             };
             let fut = run_client(
                 spec,
@@ -268,6 +275,22 @@ pub async fn run_phases<C: Connector, W: Workload>(
             ending = s;
             break;
         }
+    }
+    if let (Ending::Complete, Some(curve)) = (&ending, &plan.curve) {
+        ending = super::db_curve::CurveRun {
+            plan,
+            curve,
+            recorders: &mut recorders,
+            controls: &controls,
+            events: &mut events,
+            kinds,
+            report,
+            dir,
+            console,
+            cancel,
+        }
+        .run()
+        .await;
     }
     stop_clients(&clients_cancel, handles).await;
     ending

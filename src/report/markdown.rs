@@ -96,6 +96,7 @@ pub fn summary(r: &RunReport) -> String {
     if r.phases.is_empty() && !p.instances.is_empty() {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
+    super::curves::markdown(&mut s, &r.curves);
     if !r.checks.is_empty() {
         let failed: Vec<_> = r.checks.iter().filter(|c| !c.passed).collect();
         let again = r

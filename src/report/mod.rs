@@ -7,6 +7,7 @@ mod compare_html;
 mod compare_md;
 pub mod compare_sweeps;
 pub mod compare_tpcc;
+pub mod curves;
 pub mod host;
 pub mod html;
 mod html_tpcc;
@@ -30,6 +31,7 @@ pub const RESULT_FILE: &str = "result.json";
 pub const SUMMARY_FILE: &str = "summary.md";
 pub const HTML_FILE: &str = "report.html";
 pub const SWEEPS_FILE: &str = "sweeps.csv";
+pub const CURVES_FILE: &str = "curves.csv";
 pub const SERIES_FILE: &str = "series.csv";
 pub const LOG_FILE: &str = "drivebench.log";
 
@@ -134,6 +136,10 @@ impl RunDir {
             let csv = sweeps::csv(&report.sweeps);
             write_atomic(&self.path.join(SWEEPS_FILE), csv.as_bytes())?;
         }
+        if !report.curves.is_empty() {
+            let csv = curves::csv(&report.curves);
+            write_atomic(&self.path.join(CURVES_FILE), csv.as_bytes())?;
+        }
         write_atomic(&self.path.join(HTML_FILE), html::page(report).as_bytes())
     }
 }
@@ -169,6 +175,13 @@ pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
     if !report.sweeps.is_empty() {
         let csv = sweeps::csv(&report.sweeps);
         write_atomic(&dir.join(SWEEPS_FILE), csv.as_bytes()).map_err(|e| e.to_string())?;
+    }
+    if !report.curves.is_empty() {
+        write_atomic(
+            &dir.join(CURVES_FILE),
+            curves::csv(&report.curves).as_bytes(),
+        )
+        .map_err(|e| e.to_string())?;
     }
     write_atomic(
         &dir.join(SUMMARY_FILE),

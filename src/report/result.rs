@@ -40,6 +40,9 @@ pub struct RunReport {
     /// RFC 3339, UTC: when `drivebench check` last replaced `checks` (absent: the run's own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked_at: Option<String>,
+    /// Database load curves (`[[curve]]`), absent when none ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<super::curves::CurveReport>,
     pub warnings: Vec<String>,
 }
 

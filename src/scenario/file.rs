@@ -27,6 +27,9 @@ pub struct ScenarioFile {
     /// Synthetic I/O sweeps, run after the phases.
     #[serde(default)]
     pub sweep: Vec<super::sweep::SweepSection>,
+    /// A load curve after the phases (at most one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curve: Vec<super::curve::CurveSection>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]

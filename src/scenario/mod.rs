@@ -2,6 +2,7 @@
 //! validated `Plan` (`plan`); `sweep` holds the `[[sweep]]` entries. Parsing happens once, here;
 //! errors carry file, line:column and key.
 
+pub mod curve;
 pub mod error;
 pub mod file;
 pub mod locate;

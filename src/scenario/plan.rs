@@ -23,6 +23,9 @@ pub struct Plan {
     pub instances: Vec<PlanInstance>,
     pub workload: PlanWorkload,
     pub phases: Vec<PlanPhase>,
+    /// `[[curve]]`: a load curve after the phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<super::curve::PlanCurve>,
     pub estimates: Estimates,
     /// Synthetic I/O sweeps, run after the phases.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

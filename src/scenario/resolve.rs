@@ -66,6 +66,7 @@ pub fn resolve(
     let workload = resolve_workload(&file.workload, &root.key("workload"))?;
     let phases = resolve_phases(&file.phase, &root.key("phase"), time_scale)?;
     let sweeps = super::sweep::resolve_all(&file.sweep, &root.key("sweep"), time_scale)?;
+    let curve = super::curve::resolve(&file.curve, &workload, &root.key("curve"), time_scale)?;
 
     if workload.pooled() && instances.iter().any(|i| !i.engine.is_server()) {
         return Err(Invalid::new(
@@ -114,6 +115,7 @@ pub fn resolve(
         workload,
         phases,
         sweeps,
+        curve,
     })
 }
 

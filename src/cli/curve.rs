@@ -1,0 +1,27 @@
+//! `drivebench curve SCENARIO`: a shortcut for running a scenario's load curve. It runs the
+//! scenario's protocol (load, phases as the precondition) with its `[[curve]]`, or with the
+//! default curve (points 10, 50, 70, 80, 90, 100 % of the peak, 60 s each after 10 s settle)
+//! when the scenario has none. Flags are those of `run`.
+
+use super::CliError;
+use super::run::{Args as RunArgs, run_plan};
+use crate::scenario::KeyPath;
+use crate::scenario::curve::{PlanCurve, check_workload};
+
+/// The flags of `run`.
+pub type Args = RunArgs;
+
+pub async fn curve(args: Args) -> Result<i32, CliError> {
+    let mut plan = args.scenario.resolve()?;
+    if plan.curve.is_none() {
+        check_workload(
+            &plan.workload,
+            &KeyPath::root().key("workload").key("pacing"),
+        )
+        .map_err(|e| {
+            CliError::Invalid(format!("{}: {}: {}", plan.scenario_file, e.key, e.message))
+        })?;
+        plan.curve = Some(PlanCurve::default_for(plan.time_scale));
+    }
+    run_plan(plan, &args).await
+}

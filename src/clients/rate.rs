@@ -1,0 +1,165 @@
+//! A rate that changes while clients keep their connections: load curves run their points
+//! through one `RateControl` per instance. Until it is first set, clients follow their own
+//! `Pacing`; once set, every client follows it — closed loop (the curve's max run) or one
+//! open-model schedule shared by the instance's clients: Poisson arrivals at the instance rate,
+//! each taken by whichever client is free next (an M/G/N queue, as sysbench `--rate`), so a
+//! response time includes the wait for a free client. A client sees a new setting between
+//! transactions (one atomic load each); a new schedule starts at the instant it was set.
+//!
+//! [`Backlog`] judges whether clients kept up with such a schedule over a point.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use crate::workload::Rng;
+
+/// One open-model schedule: arrivals from `base`, the shared clock advanced by each taker.
+#[derive(Debug)]
+pub struct OpenSchedule {
+    base: Instant,
+    mean_gap_s: f64,
+    /// Nanoseconds after `base` of the last arrival taken.
+    clock_ns: AtomicU64,
+}
+
+impl OpenSchedule {
+    /// The next arrival's intended start; the gap is drawn from the taker's own stream, so
+    /// the arrivals stay a Poisson process whoever takes them.
+    pub fn next_start(&self, rng: &mut Rng) -> Instant {
+        let gap_ns = (rng.exponential(self.mean_gap_s) * 1e9) as u64;
+        let at = self.clock_ns.fetch_add(gap_ns, Ordering::Relaxed) + gap_ns;
+        self.base + Duration::from_nanos(at)
+    }
+}
+
+/// The instance-wide setting clients follow once it is set.
+#[derive(Debug, Default)]
+pub struct RateControl {
+    /// 0 until first set; bumped on every setting.
+    generation: AtomicU64,
+    /// None: closed loop; Some: the open schedule.
+    current: Mutex<Option<Arc<OpenSchedule>>>,
+}
+
+impl RateControl {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every client runs closed loop from its next transaction.
+    pub fn set_closed(&self) {
+        self.set(None);
+    }
+
+    /// Every client takes arrivals of one Poisson schedule at `rate` tx/s starting now.
+    pub fn set_rate(&self, rate: f64) {
+        let mean_gap_s = 1.0 / rate.max(1e-9);
+        self.set(Some(Arc::new(OpenSchedule {
+            base: Instant::now(),
+            mean_gap_s,
+            clock_ns: AtomicU64::new(0),
+        })));
+    }
+
+    fn set(&self, s: Option<Arc<OpenSchedule>>) {
+        *self.current.lock().unwrap_or_else(|p| p.into_inner()) = s;
+        self.generation.fetch_add(1, Ordering::Release);
+    }
+
+    /// The setting, when it changed since `seen` (which is updated): Some(None) = closed loop.
+    #[allow(clippy::option_option)]
+    pub fn changed(&self, seen: &mut u64) -> Option<Option<Arc<OpenSchedule>>> {
+        let g = self.generation.load(Ordering::Acquire);
+        if g == *seen {
+            return None;
+        }
+        *seen = g;
+        Some(
+            self.current
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
+        )
+    }
+}
+
+/// Whether a point kept up with its schedule, and by how much it fell behind. The point's
+/// measured span is split in quarters; start lag is actual − intended start.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Backlog {
+    /// Mean start lag over the first and the last quarter of the point, ms.
+    pub start_lag_first_ms: f64,
+    pub start_lag_last_ms: f64,
+    /// Transactions behind schedule at the end, estimated as last-quarter lag x target rate.
+    pub behind_at_end: f64,
+    /// Scheduled transactions that did not complete, in % of those scheduled (negative: more
+    /// completed than scheduled, Poisson noise).
+    pub shortfall_pct: f64,
+    /// Transactions the point may fall short or grow its backlog by and still count as
+    /// sustainable: 2 % of those scheduled, at least three standard deviations of Poisson
+    /// arrivals.
+    pub tolerance: f64,
+    /// Neither the shortfall nor the backlog's growth (lag growth x target rate) passed the
+    /// tolerance.
+    pub sustainable: bool,
+}
+
+impl Backlog {
+    /// Judge a point run at `target_rate` tx/s for `seconds` that completed `transactions`,
+    /// with the given first- and last-quarter mean start lags.
+    pub fn judge(
+        target_rate: f64,
+        seconds: f64,
+        transactions: u64,
+        start_lag_first_ms: f64,
+        start_lag_last_ms: f64,
+    ) -> Self {
+        let scheduled = target_rate * seconds;
+        let tolerance = (0.02 * scheduled).max(3.0 * scheduled.sqrt());
+        let shortfall = scheduled - transactions as f64;
+        let growth = (start_lag_last_ms - start_lag_first_ms) / 1000.0 * target_rate;
+        Backlog {
+            start_lag_first_ms,
+            start_lag_last_ms,
+            behind_at_end: start_lag_last_ms / 1000.0 * target_rate,
+            shortfall_pct: if scheduled > 0.0 {
+                shortfall / scheduled * 100.0
+            } else {
+                0.0
+            },
+            tolerance,
+            sustainable: shortfall <= tolerance && growth <= tolerance,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_point_is_judged_by_its_shortfall_and_its_growing_lag() {
+        // (rate, seconds, done, first lag, last lag) -> sustainable
+        let cases = [
+            (1000.0, 60.0, 59_500, 1.0, 1.2, true),      // within 2 %
+            (1000.0, 60.0, 57_000, 1.0, 1.2, false),     // 5 % short
+            (1000.0, 60.0, 59_900, 1.0, 2_000.0, false), // lag grew 2 s = 2,000 tx behind
+            (10.0, 10.0, 92, 0.0, 0.0, true),            // 8 % short but within Poisson noise
+        ];
+        for (rate, secs, done, first, last, ok) in cases {
+            let b = Backlog::judge(rate, secs, done, first, last);
+            assert_eq!(
+                b.sustainable, ok,
+                "{rate} {secs} {done} {first} {last}: {b:?}"
+            );
+        }
+        let b = Backlog::judge(1000.0, 60.0, 57_000, 1.0, 500.0);
+        assert!((b.shortfall_pct - 5.0).abs() < 1e-9);
+        assert!((b.behind_at_end - 500.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,223 @@
+//! The database load curve, run after the scenario's phases with the same connected clients:
+//! a closed-loop max run measures each instance's peak TPS, then the shared curve mechanism
+//! (`protocol::curve::CurveDriver`) asks for each point and SLO step in turn; every instance
+//! runs at the same percentage of its own peak through its `RateControl`. Each run settles
+//! first (those figures are dropped), then is measured in quarters, so a growing start lag
+//! (backlog) shows between the first and the last quarter. Results are written after each
+//! point.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::Ending;
+use super::curve::{CurveDriver, PointOutcome, Step};
+use super::phases::{Wake, wait};
+use crate::clients::ClientEvent;
+use crate::clients::rate::{Backlog, RateControl};
+use crate::metrics::summary::Summary;
+use crate::metrics::{InstanceRecorder, Recorded};
+use crate::report::RunDir;
+use crate::report::curves::{
+    CurvePoint, CurveReport, InstancePoint, PointFigures, PointKind, point_line, slo_line,
+};
+use crate::report::live::Console;
+use crate::report::result::RunReport;
+use crate::scenario::Plan;
+use crate::scenario::curve::PlanCurve;
+
+/// The running clients a curve steers, and where it writes.
+pub(super) struct CurveRun<'a> {
+    pub plan: &'a Plan,
+    pub curve: &'a PlanCurve,
+    pub recorders: &'a mut [InstanceRecorder],
+    pub controls: &'a [Arc<RateControl>],
+    pub events: &'a mut mpsc::UnboundedReceiver<ClientEvent>,
+    pub kinds: &'static [&'static str],
+    pub report: &'a mut RunReport,
+    pub dir: &'a RunDir,
+    pub console: &'a Console,
+    pub cancel: &'a CancellationToken,
+}
+
+/// What a run measured: its seconds and, per instance, its four quarters.
+struct Measured {
+    seconds: f64,
+    quarters: Vec<Vec<Recorded>>,
+}
+
+impl CurveRun<'_> {
+    pub async fn run(mut self) -> Ending {
+        let c = self.curve;
+        self.console.line(&format!(
+            "curve: max run, closed loop with {} clients per instance",
+            self.plan.workload.clients
+        ));
+        for ctl in self.controls {
+            ctl.set_closed();
+        }
+        let m = match self.measure(c.max_duration_ms).await {
+            Ok(m) => m,
+            Err(e) => return e,
+        };
+        let max = self.point(PointKind::Max, None, &[], &m);
+        let peaks: Vec<f64> = max
+            .per_instance
+            .iter()
+            .map(|p| p.figures.achieved_tps)
+            .collect();
+        let peak = max.total.achieved_tps;
+        self.console.line(&point_line(&max));
+        self.report.curves.push(CurveReport {
+            peak_tps: peak,
+            points: vec![max],
+            slo: None,
+            completed: false,
+        });
+        if let Err(e) = self.dir.write_result(self.report) {
+            return Ending::Failed(e.to_string());
+        }
+        if peaks.iter().any(|&p| p <= 0.0) {
+            return Ending::Failed(
+                "curve: an instance completed no transaction in the max run".into(),
+            );
+        }
+        let mut driver = CurveDriver::new(c.spec.clone(), peak);
+        loop {
+            let (kind, pct, rate) = match driver.next_step() {
+                Step::Point { pct, rate } => (PointKind::Curve, pct, rate),
+                Step::Slo { rate } => (PointKind::Slo, rate / peak * 100.0, rate),
+                Step::Done => break,
+            };
+            let targets: Vec<f64> = peaks.iter().map(|p| p * pct / 100.0).collect();
+            for (ctl, t) in self.controls.iter().zip(&targets) {
+                ctl.set_rate(*t);
+            }
+            let m = match self.measure(c.point_duration_ms).await {
+                Ok(m) => m,
+                Err(e) => return e,
+            };
+            let point = self.point(kind, Some(pct), &targets, &m);
+            driver.record(PointOutcome {
+                target_rate: rate,
+                achieved_rate: point.total.achieved_tps,
+                mean_ms: point.total.latency_ms.avg,
+                p99_ms: point.total.latency_ms.p99,
+                sustainable: point.total.sustainable,
+            });
+            self.console.line(&point_line(&point));
+            let last = self.report.curves.len() - 1;
+            self.report.curves[last].points.push(point);
+            if let Err(e) = self.dir.write_result(self.report) {
+                return Ending::Failed(e.to_string());
+            }
+        }
+        let last = self.report.curves.len() - 1;
+        let slo = driver.slo();
+        if let Some(s) = &slo {
+            self.console.always(&slo_line(s));
+        }
+        self.report.curves[last].slo = slo;
+        self.report.curves[last].completed = true;
+        Ending::Complete
+    }
+
+    /// Settle (dropped), then `ms` measured in quarters.
+    async fn measure(&mut self, ms: u64) -> Result<Measured, Ending> {
+        let settle = Instant::now() + Duration::from_millis(self.curve.settle_ms);
+        self.wait_until(settle).await?;
+        for r in self.recorders.iter_mut() {
+            r.collect();
+        }
+        let start = Instant::now();
+        let mut quarters: Vec<Vec<Recorded>> = self.recorders.iter().map(|_| Vec::new()).collect();
+        for q in 1..=4u32 {
+            self.wait_until(start + Duration::from_millis(ms) * q / 4)
+                .await?;
+            for (r, out) in self.recorders.iter_mut().zip(&mut quarters) {
+                out.push(r.collect());
+            }
+        }
+        Ok(Measured {
+            seconds: (Instant::now() - start).as_secs_f64(),
+            quarters,
+        })
+    }
+
+    async fn wait_until(&mut self, deadline: Instant) -> Result<(), Ending> {
+        match wait(deadline, self.events, self.cancel).await {
+            Wake::Tick => Ok(()),
+            Wake::Cancelled => Err(Ending::Interrupted),
+            Wake::Failed(e) => Err(Ending::Failed(e)),
+        }
+    }
+
+    /// A point's figures per instance and in total; `targets` per instance (empty: max run).
+    fn point(
+        &self,
+        kind: PointKind,
+        pct: Option<f64>,
+        targets: &[f64],
+        m: &Measured,
+    ) -> CurvePoint {
+        let n = self.kinds.len();
+        let mut all: Vec<Recorded> = (0..4).map(|_| Recorded::new(n)).collect();
+        let mut per_instance = Vec::new();
+        for (i, q) in m.quarters.iter().enumerate() {
+            for (a, r) in all.iter_mut().zip(q) {
+                a.merge(r);
+            }
+            per_instance.push(InstancePoint {
+                instance: self.plan.instances[i].name.clone(),
+                figures: figures(q, self.kinds, m.seconds, targets.get(i).copied()),
+            });
+        }
+        let target = (!targets.is_empty()).then(|| targets.iter().sum());
+        let mut total = figures(&all, self.kinds, m.seconds, target);
+        total.sustainable &= per_instance.iter().all(|p| p.figures.sustainable);
+        CurvePoint {
+            kind,
+            pct,
+            seconds: m.seconds,
+            total,
+            per_instance,
+        }
+    }
+}
+
+/// Figures of four quarters at `target` tx/s (None: closed loop).
+fn figures(
+    quarters: &[Recorded],
+    kinds: &[&str],
+    seconds: f64,
+    target: Option<f64>,
+) -> PointFigures {
+    let mut r = Recorded::new(kinds.len());
+    for q in quarters {
+        r.merge(q);
+    }
+    let s = Summary::from_recorded(&r, kinds, seconds);
+    let lag_ms = |q: Option<&Recorded>| q.map_or(0.0, |q| q.start_lag.mean() / 1000.0);
+    let backlog = target.map(|t| {
+        Backlog::judge(
+            t,
+            seconds,
+            s.transactions,
+            lag_ms(quarters.first()),
+            lag_ms(quarters.last()),
+        )
+    });
+    PointFigures {
+        target_tps: target,
+        achieved_tps: s.tps,
+        transactions: s.transactions,
+        latency_ms: s.latency_ms,
+        service_ms: s.service_ms,
+        errors: s.errors,
+        sustainable: backlog.is_none_or(|b| b.sustainable),
+        backlog,
+    }
+}
