@@ -19,6 +19,7 @@ fn per_sample_ns(threads: u32, samples_per_thread: u64) -> f64 {
                     reads: 14,
                     writes: 4,
                     other: 2,
+                    ..StatementCounts::default()
                 };
                 for i in 0..samples_per_thread {
                     // spread values over the whole 1 µs .. 100 ms range as real latencies do

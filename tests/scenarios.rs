@@ -112,10 +112,7 @@ fn time_scale_scales_durations_not_counts() {
         [1500, 3000]
     );
     assert_eq!(plan.phases[1].start_offset_ms, 1500);
-    assert_eq!(
-        (plan.workload.clients, plan.workload.sysbench.tables),
-        (8, 4)
-    );
+    assert_eq!((plan.workload.clients, plan.workload.tables()), (8, 4));
     let out = run(&["plan", "scenarios/quickstart.toml", "--time-scale", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--time-scale"));
