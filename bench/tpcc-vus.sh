@@ -5,15 +5,20 @@
 #
 # Env:
 #   VARIANTS      runs as VUS:CONNECTIONS:FLUSH entries (FLUSH = innodb_flush_log_at_trx_commit),
-#                 default "15000:64:1 15000:200:1"
+#                 default "15000:64:1 15000:200:1 15000:64:2"
 #   WAREHOUSES    default 50; each run puts VUS / WAREHOUSES terminals on a warehouse
 #   PRECONDITION  seconds, not recorded (default 60: every terminal's first keying starts within
 #                 12 s and lasts at most 18 s, so all terminals are in their cycle after 30 s)
 #   SAMPLE        seconds, recorded (default 120)
 #   BUFFER_POOL   innodb buffer pool (default 6GiB: ~100 MB per warehouse, all in memory)
 #   LOG_FILE_SIZE innodb redo log (default 1GiB)
-#   WORKDIR       target directory holding the private instance and its loaded data; kept (and
-#                 reused by the next invocation) when given, else a temporary one removed at exit
+#   FLUSH_METHOD  innodb_flush_method (default fsync: data pages through the OS page cache, so a
+#                 restarted server warms its buffer pool from RAM rather than from the disk; this
+#                 benchmark measures the client, not the drive)
+#   WORKDIR       directory kept between invocations: the private instance with its loaded data
+#                 (WORKDIR/target, reused by the next invocation) and each invocation's run
+#                 directories and /proc samples (WORKDIR/results-TIMESTAMP); without it all is
+#                 temporary and removed at exit
 #
 # NON-SPEC: the spec has 10 terminals per warehouse, so 15,000 terminals need 1,500 warehouses
 # (~150 GB), which this machine cannot load. The runs use terminals_per_warehouse = VUS /
@@ -30,17 +35,25 @@
 # average is printed with each run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VARIANTS="${VARIANTS:-15000:64:1 15000:200:1}"
+VARIANTS="${VARIANTS:-15000:64:1 15000:200:1 15000:64:2}"
 WAREHOUSES="${WAREHOUSES:-50}"
 PRECONDITION="${PRECONDITION:-60}"
 SAMPLE="${SAMPLE:-120}"
 BUFFER_POOL="${BUFFER_POOL:-6GiB}"
 LOG_FILE_SIZE="${LOG_FILE_SIZE:-1GiB}"
+FLUSH_METHOD="${FLUSH_METHOD:-fsync}"
 cargo build --release -q
 DB="${CARGO_TARGET_DIR:-./target}/release/drivebench"
-work="$(mktemp -d "${TMPDIR:-/var/tmp}/tpcc-vus.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-target="${WORKDIR:-$work/target}"
+if [ -n "${WORKDIR:-}" ]; then
+    work="$WORKDIR/results-$(date +%Y%m%d-%H%M%S)"
+    target="$WORKDIR/target"
+    mkdir -p "$work"
+    echo "results kept in $work"
+else
+    work="$(mktemp -d "${TMPDIR:-/var/tmp}/tpcc-vus.XXXXXX")"
+    target="$work/target"
+    trap 'rm -rf "$work"' EXIT
+fi
 mkdir -p "$target"
 
 scenario() { # file pacing clients_or_tpw connections flush precondition_s sample_s
@@ -60,6 +73,7 @@ keep_data = true
 [instance.config]
 buffer_pool = "$BUFFER_POOL"
 log_file_size = "$LOG_FILE_SIZE"
+flush_method = "$FLUSH_METHOD"
 flush_log_at_trx_commit = $5
 [workload]
 benchmark = "tpcc"
@@ -157,10 +171,16 @@ row = {
     "rss_sample_max_mib": max((x["rss_kb"] for x in inside), default=0) / 1024,
     "threads": max(x["threads"] for x in samples),
     "client_cpu_s": cc, "client_cpu_per_1000": cc / max(s["transactions"], 1) * 1000,
+    "client_sys_s": at(w1, lambda x: x["stime"]) - at(w0, lambda x: x["stime"]),
     "server_cpu_s": sc,
     "server_rss_mib": max((server(x)["rss_kb"] for x in inside if server(x)), default=0) / 1024,
     "lag_p50": s["start_lag_ms"]["p50"], "lag_p99": s["start_lag_ms"]["p99"],
     "lag_max": s["start_lag_ms"]["max"],
+    # The start lag's two parts (absent from older builds): the client waking late, and the
+    # wait for a pooled connection (the server holding connections).
+    "wake_p50": s.get("wake_lag_ms", {}).get("p50"), "wake_p99": s.get("wake_lag_ms", {}).get("p99"),
+    "wake_max": s.get("wake_lag_ms", {}).get("max"),
+    "pool_p50": s.get("pool_wait_ms", {}).get("p50"), "pool_p99": s.get("pool_wait_ms", {}).get("p99"),
     "p90": {k: kinds[k]["latency_ms"]["p90"] for k in kinds},
     "load_avg": [round(sum(x["load"][i] for x in inside) / max(len(inside), 1), 2) for i in range(3)],
     "load_end": inside[-1]["load"] if inside else None,
@@ -174,9 +194,13 @@ import json, sys
 r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
 print(f"exit {r['rc']}; sample {r['seconds']:.0f} s: {r['transactions']} tx, {r['tps']:.1f} tx/s "
       f"(spec pacing alone gives ~{r['expected_tps']:.0f}), errors {r['errors']}")
-print(f"client: RSS peak {r['rss_peak_mib']:.0f} MiB, {r['threads']} threads, CPU {r['client_cpu_s']:.1f} s; "
+print(f"client: RSS peak {r['rss_peak_mib']:.0f} MiB, {r['threads']} threads, CPU {r['client_cpu_s']:.1f} s "
+      f"({r['client_sys_s']:.1f} s of it in the kernel); "
       f"server CPU {r['server_cpu_s']:.1f} s, RSS {r['server_rss_mib']:.0f} MiB; "
       f"start lateness p50 {r['lag_p50']:.2f} ms, p99 {r['lag_p99']:.2f} ms, max {r['lag_max']:.1f} ms")
+if r["wake_p99"] is not None:
+    print(f"start lateness parts: client wake-up p50 {r['wake_p50']:.2f} ms, p99 {r['wake_p99']:.2f} ms, "
+          f"max {r['wake_max']:.1f} ms; pool wait p50 {r['pool_p50']:.2f} ms, p99 {r['pool_p99']:.2f} ms")
 print(f"load average over the sample window (1/5/15 min): {r['load_avg']}")
 for d in r["deviations"]:
     print(f"deviation: {d}")
@@ -190,16 +214,19 @@ kinds = ["new_order", "payment", "order_status", "delivery", "stock_level"]
 short = {"new_order": "NO", "payment": "P", "order_status": "OS", "delivery": "D", "stock_level": "SL"}
 print(f"\nTPC-C spec pacing, NON-SPEC terminals per warehouse; {sys.argv[2]} cores; targets: client RSS < 1024 MiB, start lateness p99 < 10 ms")
 head = ["VUs", "conns", "flush", "wh", "TPS", "tpmC", "RSS MiB", "client CPU s", "CPU s/1000 tx",
-        "server CPU s", "lag p50 ms", "lag p99 ms", "p90 ms " + "/".join(short[k] for k in kinds),
+        "server CPU s", "lag p50 ms", "lag p99 ms", "wake p99 ms", "pool wait p99 ms",
+        "p90 ms " + "/".join(short[k] for k in kinds),
         "load avg 1m", "targets"]
 print(" | ".join(head))
 for r in rows:
     ok = r["rss_peak_mib"] < 1024 and r["lag_p99"] < 10
+    opt = lambda v: "-" if v is None else f"{v:.2f}"
     p90 = "/".join(f"{r['p90'].get(k, float('nan')):.0f}" for k in kinds)
     tpmc = f"{r['tpmc']:.0f}" if r["tpmc"] is not None else "-"
     print(" | ".join(str(x) for x in [
         r["vus"], r["connections"], r["flush"], r["warehouses"], f"{r['tps']:.1f}", tpmc,
         f"{r['rss_peak_mib']:.0f}", f"{r['client_cpu_s']:.1f}", f"{r['client_cpu_per_1000']:.3f}",
-        f"{r['server_cpu_s']:.1f}", f"{r['lag_p50']:.2f}", f"{r['lag_p99']:.2f}", p90,
+        f"{r['server_cpu_s']:.1f}", f"{r['lag_p50']:.2f}", f"{r['lag_p99']:.2f}", opt(r["wake_p99"]),
+        opt(r["pool_p99"]), p90,
         f"{r['load_avg'][0]:.2f}", "met" if ok else "MISSED"]))
 PY
