@@ -172,6 +172,7 @@ row = {
     "threads": max(x["threads"] for x in samples),
     "client_cpu_s": cc, "client_cpu_per_1000": cc / max(s["transactions"], 1) * 1000,
     "client_sys_s": at(w1, lambda x: x["stime"]) - at(w0, lambda x: x["stime"]),
+    "client_run_delay_s": at(w1, lambda x: x.get("run_delay", 0)) - at(w0, lambda x: x.get("run_delay", 0)),
     "server_cpu_s": sc,
     "server_rss_mib": max((server(x)["rss_kb"] for x in inside if server(x)), default=0) / 1024,
     "lag_p50": s["start_lag_ms"]["p50"], "lag_p99": s["start_lag_ms"]["p99"],
@@ -195,7 +196,7 @@ r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
 print(f"exit {r['rc']}; sample {r['seconds']:.0f} s: {r['transactions']} tx, {r['tps']:.1f} tx/s "
       f"(spec pacing alone gives ~{r['expected_tps']:.0f}), errors {r['errors']}")
 print(f"client: RSS peak {r['rss_peak_mib']:.0f} MiB, {r['threads']} threads, CPU {r['client_cpu_s']:.1f} s "
-      f"({r['client_sys_s']:.1f} s of it in the kernel); "
+      f"({r['client_sys_s']:.1f} s of it in the kernel; its threads waited {r['client_run_delay_s']:.1f} s for a CPU); "
       f"server CPU {r['server_cpu_s']:.1f} s, RSS {r['server_rss_mib']:.0f} MiB; "
       f"start lateness p50 {r['lag_p50']:.2f} ms, p99 {r['lag_p99']:.2f} ms, max {r['lag_max']:.1f} ms")
 if r["wake_p99"] is not None:

@@ -8,7 +8,8 @@ reports a process's usage together with that of the children it waited for — u
 summed, "Maximum resident set size" the larger of the two — so `time` would mostly measure
 the server. Instead this samples, every INTERVAL_S seconds while the command runs:
   - the command's own utime/stime (/proc/PID/stat fields 14, 15: its own threads only),
-    VmRSS, VmHWM (peak RSS) and Threads (/proc/PID/status);
+    VmRSS, VmHWM (peak RSS) and Threads (/proc/PID/status), and the time its threads waited
+    for a CPU while runnable (/proc/PID/task/*/schedstat);
   - each direct child's (the server's) utime/stime and VmRSS;
   - /proc/loadavg.
 The command's stderr is passed through and each line kept with its wall-clock time, so the
@@ -40,6 +41,18 @@ def status(pid):
             if k in ("VmRSS", "VmHWM", "Threads"):
                 out[k] = int(v.split()[0])
     return out
+
+
+def run_delay(pid):
+    """Seconds the process's threads spent runnable but waiting for a CPU (schedstat field 2)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / 1e9
 
 
 def children(pid):
@@ -85,6 +98,7 @@ def main():
                     pass
             samples.append({"t": now, "utime": u, "stime": s, "rss_kb": st.get("VmRSS", 0),
                             "hwm_kb": st.get("VmHWM", 0), "threads": st.get("Threads", 0),
+                            "run_delay": run_delay(p.pid),
                             "load": load, "children": kids})
         except (OSError, ValueError, IndexError):
             pass  # exiting between the checks
