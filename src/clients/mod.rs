@@ -167,11 +167,12 @@ pub async fn run_client<C: Connector, W: Workload>(
                 _ = cancel.cancelled() => break,
             }
         }
+        // Awake: how late the client itself is; what follows (a pooled connection) is not.
+        let awake = Instant::now();
         let (outcome, actual) = match (&mut own, &spec.pool) {
             (Some((session, state)), _) => {
-                let actual = Instant::now();
                 let o = run_transaction(&spec, session, state, &inputs, &cancel).await;
-                (o, actual)
+                (o, awake)
             }
             (None, Some(pool)) => {
                 let mut lease = tokio::select! {
@@ -194,13 +195,17 @@ pub async fn run_client<C: Connector, W: Workload>(
         };
         let end = Instant::now();
         match outcome {
-            Ok((counts, attempts)) => lock(&spec.shard).record(
-                w.kind_of(&inputs),
-                end - intended,
-                end - actual,
-                counts,
-                attempts - 1,
-            ),
+            Ok((counts, attempts)) => {
+                let mut shard = lock(&spec.shard);
+                shard.record(
+                    w.kind_of(&inputs),
+                    end - intended,
+                    end - actual,
+                    counts,
+                    attempts - 1,
+                );
+                shard.record_start_parts(awake.saturating_duration_since(intended), actual - awake);
+            }
             Err(_) if cancel.is_cancelled() => break,
             Err((e, attempts)) => {
                 let e = if attempts >= spec.max_attempts && e.class != ErrorClass::Fatal {

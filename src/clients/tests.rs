@@ -272,3 +272,77 @@ fn an_instance_rate_is_shared_by_its_clients() {
         }
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn start_lag_splits_into_the_clients_own_lateness_and_the_pool_wait() {
+    // Two closed-loop clients on one pooled connection with 10 ms transactions: each wakes on
+    // time and waits for the other's transaction, so the start lag is all pool wait.
+    let mut recorder = InstanceRecorder::new(2, 1);
+    let workload = Arc::new(OneStatement {
+        seen: Mutex::new(Vec::new()),
+        aborts: AtomicU32::new(0),
+    });
+    let connector = Arc::new(FakeConnector {
+        service: Duration::from_millis(10),
+        ..fake(0, ErrorClass::Retryable)
+    });
+    let pool = Arc::new(
+        open_pool(connector.clone(), workload.clone(), 1)
+            .await
+            .unwrap(),
+    );
+    let (start, start_rx) = watch::channel(None);
+    let (tx, mut events) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    for client in 0..2 {
+        let spec = ClientSpec {
+            connector: connector.clone(),
+            workload: workload.clone(),
+            instance: "fake-1".into(),
+            instance_index: 0,
+            client,
+            seed: 1,
+            pacing: Pacing::Closed,
+            max_attempts: 1,
+            shard: recorder.shard_for(client),
+            pool: Some(pool.clone()),
+            rate: None,
+        };
+        tokio::spawn(run_client(
+            spec,
+            start_rx.clone(),
+            cancel.clone(),
+            tx.clone(),
+        ));
+    }
+    for _ in 0..2 {
+        assert!(matches!(events.recv().await, Some(ClientEvent::Ready)));
+    }
+    start.send(Some(Instant::now())).unwrap();
+    tokio::time::sleep(Duration::from_millis(1005)).await;
+    cancel.cancel();
+    let r: Recorded = recorder.collect();
+    // One connection, 10 ms each: ~100 transactions in the second, shared by the two.
+    assert!(
+        (95..=101).contains(&r.transactions()),
+        "{}",
+        r.transactions()
+    );
+    assert_eq!(r.wake_lag.len(), r.transactions());
+    assert_eq!(r.pool_wait.len(), r.transactions());
+    // Under paused time the clients wake exactly on schedule (recorded as the 1 µs floor).
+    assert!(r.wake_lag.max() <= 1, "wake lag {} us", r.wake_lag.max());
+    // Each waits one 10 ms transaction of the other for its connection.
+    assert!(
+        r.pool_wait.value_at_quantile(0.5) >= 9_900,
+        "{}",
+        r.pool_wait.value_at_quantile(0.5)
+    );
+    assert!(r.start_lag.value_at_quantile(0.5) >= 9_900);
+    assert!(
+        (r.start_lag.mean() - r.pool_wait.mean()).abs() < 50.0,
+        "the start lag is the pool wait: {} vs {}",
+        r.start_lag.mean(),
+        r.pool_wait.mean()
+    );
+}

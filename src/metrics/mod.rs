@@ -21,8 +21,9 @@ pub fn shard_count(clients: u32) -> u32 {
     clients.clamp(1, 16)
 }
 
-/// Rough bytes of one shard (two histogram sets, live and spare: response, service, start lag).
-pub const SHARD_BYTES_ESTIMATE: u64 = 6 * 190 * 1024;
+/// Rough bytes of one shard (two histogram sets, live and spare: response, service, start lag
+/// and its two parts).
+pub const SHARD_BYTES_ESTIMATE: u64 = 10 * 190 * 1024;
 
 /// What was recorded in one shard (or merged from several) over some span of time.
 #[derive(Debug, Clone)]
@@ -36,6 +37,12 @@ pub struct Recorded {
     pub other: u64,
     /// How late transactions started against their schedule (actual − intended start), µs.
     pub start_lag: Histogram<u64>,
+    /// The client's own part of the start lag: how late it woke for the transaction against its
+    /// intended start, before asking for a pooled connection (timers, runtime, CPU), µs.
+    pub wake_lag: Histogram<u64>,
+    /// The pool's part of the start lag: waiting for a free pooled connection (none without a
+    /// pool), µs.
+    pub pool_wait: Histogram<u64>,
     /// Failed attempts by (transaction kind, class, code).
     pub errors: BTreeMap<(usize, ErrorClass, String), u64>,
     /// Attempts beyond the first of committed transactions, per kind.
@@ -54,6 +61,8 @@ impl Recorded {
             response: (0..kinds.max(1)).map(|_| new_histogram()).collect(),
             service: new_histogram(),
             start_lag: new_histogram(),
+            wake_lag: new_histogram(),
+            pool_wait: new_histogram(),
             reads: 0,
             writes: 0,
             other: 0,
@@ -86,6 +95,8 @@ impl Recorded {
         }
         let _ = self.service.add(&other.service);
         let _ = self.start_lag.add(&other.start_lag);
+        let _ = self.wake_lag.add(&other.wake_lag);
+        let _ = self.pool_wait.add(&other.pool_wait);
         self.reads += other.reads;
         self.writes += other.writes;
         self.other += other.other;
@@ -109,6 +120,8 @@ impl Recorded {
         }
         self.service.reset();
         self.start_lag.reset();
+        self.wake_lag.reset();
+        self.pool_wait.reset();
         self.reads = 0;
         self.writes = 0;
         self.other = 0;
@@ -147,6 +160,15 @@ impl Recorded {
             self.late_starts += 1;
             self.max_start_lag_us = self.max_start_lag_us.max(lag.as_micros() as u64);
         }
+    }
+
+    /// The two parts of a recorded transaction's start lag: the client waking late for it, and
+    /// waiting for a pooled connection (zero without a pool).
+    #[inline]
+    pub fn record_start_parts(&mut self, wake_lag: Duration, pool_wait: Duration) {
+        let us = |d: Duration| (d.as_micros() as u64).clamp(LOWEST_US, HIGHEST_US);
+        let _ = self.wake_lag.record(us(wake_lag));
+        let _ = self.pool_wait.record(us(pool_wait));
     }
 
     /// A failed attempt of a transaction of `kind`.

@@ -101,6 +101,14 @@ pub struct Summary {
     /// about zero in a closed loop).
     #[serde(default)]
     pub start_lag_ms: Latency,
+    /// The client's own part of the start lag: how late clients woke for their transactions
+    /// against the schedule, before waiting for a pooled connection.
+    #[serde(default)]
+    pub wake_lag_ms: Latency,
+    /// The pool's part of the start lag: waiting for a free pooled connection (zero without a
+    /// pool); long waits mean the server (or too small a pool) holds connections too long.
+    #[serde(default)]
+    pub pool_wait_ms: Latency,
     pub per_kind: Vec<KindSummary>,
 }
 
@@ -146,6 +154,8 @@ impl Summary {
             late_starts: r.late_starts,
             max_start_lag_ms: r.max_start_lag_us as f64 / 1000.0,
             start_lag_ms: Latency::from_histogram(&r.start_lag),
+            wake_lag_ms: Latency::from_histogram(&r.wake_lag),
+            pool_wait_ms: Latency::from_histogram(&r.pool_wait),
             per_kind,
         }
     }
