@@ -125,7 +125,21 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     let ending = protocol::run(&plan, &mut ctx).await;
     ctrl_c.abort();
     report.finished_at = Some(utc_now());
-    let code = match &ending {
+    let code = close(&mut report, &ending);
+    dir.finish(&report)
+        .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
+    if let Ending::Failed(e) = &ending {
+        eprintln!("error: {e}");
+    }
+    print!("{}", crate::report::markdown::summary(&report));
+    println!("\nResults: {}", out.display());
+    Ok(code)
+}
+
+/// Record how a run ended in its report and give the exit code: a complete run whose
+/// consistency checks failed exits 1 too.
+pub(super) fn close(report: &mut RunReport, ending: &Ending) -> i32 {
+    match ending {
         Ending::Complete => {
             report.status = RunStatus::Complete;
             report.complete = true;
@@ -146,13 +160,5 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
             report.error = Some("interrupted".into());
             EXIT_INTERRUPTED
         }
-    };
-    dir.finish(&report)
-        .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
-    if let Ending::Failed(e) = &ending {
-        eprintln!("error: {e}");
     }
-    print!("{}", crate::report::markdown::summary(&report));
-    println!("\nResults: {}", out.display());
-    Ok(code)
 }

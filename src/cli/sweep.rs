@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
 
 use super::run::utc_now;
-use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use super::{CliError, EXIT_INTERRUPTED};
 use crate::io::{Arrivals, EngineChoice, PROFILES, check_point};
 use crate::protocol::{self, Ending};
 use crate::report::live::Console;
@@ -371,23 +371,7 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
     let ending = protocol::sweeps::run_one(plan.seed, &sweep, target, &mut ctx).await;
     ctrl_c.abort();
     report.finished_at = Some(utc_now());
-    let code = match &ending {
-        Ending::Complete => {
-            report.status = RunStatus::Complete;
-            report.complete = true;
-            EXIT_OK
-        }
-        Ending::Failed(e) => {
-            report.status = RunStatus::Failed;
-            report.error = Some(e.clone());
-            EXIT_FAILED
-        }
-        Ending::Interrupted => {
-            report.status = RunStatus::Interrupted;
-            report.error = Some("interrupted".into());
-            EXIT_INTERRUPTED
-        }
-    };
+    let code = super::run::close(&mut report, &ending);
     dir.finish(&report)
         .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
     if let Ending::Failed(e) = &ending {
