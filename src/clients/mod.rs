@@ -204,7 +204,13 @@ pub async fn run_client<C: Connector, W: Workload>(
                     counts,
                     attempts - 1,
                 );
-                shard.record_start_parts(awake.saturating_duration_since(intended), actual - awake);
+                // Without a pool the whole start lag is the client's own: nothing to split.
+                if spec.pool.is_some() {
+                    shard.record_start_parts(
+                        awake.saturating_duration_since(intended),
+                        actual - awake,
+                    );
+                }
             }
             Err(_) if cancel.is_cancelled() => break,
             Err((e, attempts)) => {

@@ -162,8 +162,9 @@ impl Recorded {
         }
     }
 
-    /// The two parts of a recorded transaction's start lag: the client waking late for it, and
-    /// waiting for a pooled connection (zero without a pool).
+    /// The two parts of a recorded transaction's start lag on pooled connections: the client
+    /// waking late for it, and waiting for a connection. Not recorded without a pool, where the
+    /// start lag is all the client's own.
     #[inline]
     pub fn record_start_parts(&mut self, wake_lag: Duration, pool_wait: Duration) {
         let us = |d: Duration| (d.as_micros() as u64).clamp(LOWEST_US, HIGHEST_US);

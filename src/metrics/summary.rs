@@ -154,7 +154,12 @@ impl Summary {
             late_starts: r.late_starts,
             max_start_lag_ms: r.max_start_lag_us as f64 / 1000.0,
             start_lag_ms: Latency::from_histogram(&r.start_lag),
-            wake_lag_ms: Latency::from_histogram(&r.wake_lag),
+            // Split only on pooled connections; otherwise all of the start lag is the client's.
+            wake_lag_ms: Latency::from_histogram(if r.wake_lag.is_empty() {
+                &r.start_lag
+            } else {
+                &r.wake_lag
+            }),
             pool_wait_ms: Latency::from_histogram(&r.pool_wait),
             per_kind,
         }
