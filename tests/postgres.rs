@@ -302,28 +302,5 @@ fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
 
 #[test]
 fn a_tpcc_throughput_run_on_pooled_connections_passes_the_consistency_checks() {
-    let r = ServerRun::new("scenarios/ci-tpcc-postgres.toml");
-    // Eight terminals share four connections, each held for one transaction.
-    let (out, result) = r.run(&["workload.connections=4"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(result["plan"]["workload"]["connections"], 4);
-    let sample = &result["phases"][1];
-    let per_kind = sample["summary"]["per_kind"].as_array().unwrap();
-    assert_eq!(per_kind.len(), 5);
-    assert!(
-        per_kind
-            .iter()
-            .all(|k| k["transactions"].as_u64().unwrap() > 0),
-        "{per_kind:?}"
-    );
-    let t = &sample["tpcc"];
-    assert!(t["tpmc"].as_f64().unwrap() > 0.0, "{t}");
-    assert!(t["nopm"].as_f64().unwrap() > 0.0, "{t}");
-    let checks = result["checks"].as_array().unwrap();
-    assert!(checks.len() >= 13, "{checks:?}");
-    assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
-    assert!(
-        servers_under(&r.target()).is_empty(),
-        "no server left running"
-    );
+    common::tpcc::pooled_throughput_run_passes_the_checks("scenarios/ci-tpcc-postgres.toml");
 }

@@ -136,3 +136,26 @@ pub async fn main(cli: Cli) -> i32 {
         }
     }
 }
+
+/// First Ctrl-C: cancel the run (`what` says what stops) so partial results are written;
+/// second: exit at once with 130, killing the servers we started when `kill_servers`.
+pub(crate) fn stop_on_ctrl_c(
+    cancel: tokio_util::sync::CancellationToken,
+    what: &'static str,
+    kill_servers: bool,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!(
+                "interrupted: {what} and writing partial results (Ctrl-C again to abort at once)"
+            );
+            cancel.cancel();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                if kill_servers {
+                    crate::provision::kill_all_registered();
+                }
+                std::process::exit(EXIT_INTERRUPTED);
+            }
+        }
+    })
+}

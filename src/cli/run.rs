@@ -2,7 +2,6 @@
 //! run the protocol, and always leave a result.json — complete, failed or interrupted.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 
@@ -10,7 +9,7 @@ use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ScenarioArgs};
 use crate::protocol::{self, Ending, preflight};
 use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport, RunStatus};
-use crate::report::{self, RunDir, SCHEMA_VERSION};
+use crate::report::{self, RunDir};
 use crate::scenario::Plan;
 
 #[derive(Debug, clap::Args)]
@@ -25,9 +24,7 @@ pub struct Args {
     pub quiet: bool,
 }
 
-pub fn utc_now() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
-}
+pub use crate::report::result::utc_now;
 
 fn default_out(plan: &Plan) -> PathBuf {
     let stamp: String = utc_now()
@@ -78,44 +75,16 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
             console.line(&format!("{}: {}", f.level.as_str(), f.message));
         }
     }
-    let mut report = RunReport {
-        schema_version: SCHEMA_VERSION,
-        drivebench_version: env!("CARGO_PKG_VERSION").to_string(),
-        complete: false,
-        status: RunStatus::Running,
-        error: None,
-        started_at: utc_now(),
-        finished_at: None,
-        plan: plan.clone(),
-        environment: Environment {
+    let mut report = RunReport::start(
+        plan.clone(),
+        Environment {
             host: crate::report::host::host_info(),
             target: target_info,
         },
-        instances: Vec::new(),
-        phases: Vec::new(),
-        preflight: findings,
-        sweeps: Vec::new(),
-        checks: Vec::new(),
-        checked_at: None,
-        curves: Vec::new(),
-        warnings: Vec::new(),
-    };
+        findings,
+    );
     let cancel = CancellationToken::new();
-    let ctrl_c = tokio::spawn({
-        let cancel = cancel.clone();
-        async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!(
-                    "interrupted: stopping clients and writing partial results (Ctrl-C again to abort at once)"
-                );
-                cancel.cancel();
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    crate::provision::kill_all_registered();
-                    std::process::exit(EXIT_INTERRUPTED);
-                }
-            }
-        }
-    });
+    let ctrl_c = super::stop_on_ctrl_c(cancel.clone(), "stopping clients", true);
     let mut ctx = protocol::RunCtx {
         report: &mut report,
         dir: &mut dir,

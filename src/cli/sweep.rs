@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
+use super::CliError;
 use super::run::utc_now;
-use super::{CliError, EXIT_INTERRUPTED};
 use crate::io::{Arrivals, EngineChoice, PROFILES, check_point};
 use crate::protocol::{self, Ending};
 use crate::report::live::Console;
-use crate::report::result::{Environment, RunReport, RunStatus};
-use crate::report::{self, RunDir, SCHEMA_VERSION};
+use crate::report::result::{Environment, RunReport};
+use crate::report::{self, RunDir};
 use crate::scenario::plan::{BenchmarkKind, Estimates, Plan, PlanWorkload, PrepareMode};
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, resolve};
 use crate::scenario::{Invalid, KeyPath};
@@ -325,43 +325,16 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
     for line in sweep.describe("") {
         console.line(&line);
     }
-    let mut report = RunReport {
-        schema_version: SCHEMA_VERSION,
-        drivebench_version: env!("CARGO_PKG_VERSION").to_string(),
-        complete: false,
-        status: RunStatus::Running,
-        error: None,
-        started_at: utc_now(),
-        finished_at: None,
-        plan: plan.clone(),
-        environment: Environment {
+    let mut report = RunReport::start(
+        plan.clone(),
+        Environment {
             host: crate::report::host::host_info(),
             target: info,
         },
-        instances: Vec::new(),
-        phases: Vec::new(),
-        preflight: Vec::new(),
-        sweeps: Vec::new(),
-        checks: Vec::new(),
-        checked_at: None,
-        curves: Vec::new(),
-        warnings: Vec::new(),
-    };
+        Vec::new(),
+    );
     let cancel = CancellationToken::new();
-    let ctrl_c = tokio::spawn({
-        let cancel = cancel.clone();
-        async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!(
-                    "interrupted: stopping the I/O and writing partial results (Ctrl-C again to abort at once)"
-                );
-                cancel.cancel();
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(EXIT_INTERRUPTED);
-                }
-            }
-        }
-    });
+    let ctrl_c = super::stop_on_ctrl_c(cancel.clone(), "stopping the I/O", false);
     let mut ctx = protocol::RunCtx {
         report: &mut report,
         dir: &mut dir,

@@ -25,6 +25,34 @@ pub enum Value {
     Text(String),
 }
 
+impl Value {
+    /// A number as an integer, however the driver returned it (MySQL gives SUM and DECIMAL as
+    /// text); fractions are truncated. None for NULL and for text that is not a number.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            Value::Float(f) => Some(*f as i64),
+            Value::Text(t) => {
+                let t = t.trim();
+                t.parse()
+                    .ok()
+                    .or_else(|| t.parse::<f64>().ok().map(|f| f as i64))
+            }
+            Value::Null => None,
+        }
+    }
+
+    /// A number as a float, however the driver returned it (DECIMAL may come as text).
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            Value::Text(t) => t.trim().parse().ok(),
+            Value::Null => None,
+        }
+    }
+}
+
 /// Rows fetched by `Session::query`, row-major; cleared by each query. Every row is always
 /// received and decoded by the driver; `keep_values = false` only skips copying the values
 /// into ours (a workload that reads nothing back, like sysbench, counts rows).
@@ -310,6 +338,17 @@ pub fn estimate_tpcc_bytes(kind: EngineKind, warehouses: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_back_from_any_driver_form() {
+        assert_eq!(Value::Text("3001".into()).as_i64(), Some(3001));
+        assert_eq!(Value::Text(" 42.00 ".into()).as_i64(), Some(42));
+        assert_eq!(Value::Float(7.9).as_i64(), Some(7));
+        assert_eq!(Value::Text("0.1234".into()).as_f64(), Some(0.1234));
+        assert_eq!(Value::Int(3).as_f64(), Some(3.0));
+        assert_eq!(Value::Text("x".into()).as_i64(), None);
+        assert_eq!(Value::Null.as_f64(), None);
+    }
 
     #[test]
     fn transaction_control_is_read_from_the_first_words() {

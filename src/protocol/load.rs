@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{RunCtx, futures_join_all};
+use super::RunCtx;
 use crate::engine::Connector;
 use crate::scenario::Plan;
 use crate::scenario::plan::PrepareMode;
@@ -136,7 +136,7 @@ pub(super) async fn load_all<C: Connector>(
             }
         })
     });
-    let results = futures_join_all(tasks).await;
+    let results = futures_util::future::join_all(tasks).await;
     if let Some(t) = ticker {
         t.abort();
     }

@@ -186,27 +186,3 @@ pub(crate) async fn run_with<C: Connector>(
         _ => Ending::Failed("the plan has no options for its benchmark".into()),
     }
 }
-
-/// Await every future concurrently, keeping their order.
-pub(crate) async fn futures_join_all<F: std::future::Future>(futs: Vec<F>) -> Vec<F::Output> {
-    let mut pinned: Vec<_> = futs.into_iter().map(Box::pin).collect();
-    let mut out: Vec<Option<F::Output>> = (0..pinned.len()).map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (i, f) in pinned.iter_mut().enumerate() {
-            if out[i].is_none() {
-                match f.as_mut().poll(cx) {
-                    std::task::Poll::Ready(v) => out[i] = Some(v),
-                    std::task::Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            std::task::Poll::Pending
-        } else {
-            std::task::Poll::Ready(())
-        }
-    })
-    .await;
-    out.into_iter().flatten().collect()
-}

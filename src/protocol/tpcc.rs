@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::engine::{Connector, EngineError, Rows, Session, StmtId, Value};
+use crate::engine::{Connector, EngineError, Rows, Session, StmtId};
 use crate::report::tpcc::InstanceCheck;
 use crate::scenario::Plan;
 use crate::scenario::plan::PlanInstance;
@@ -48,12 +48,7 @@ impl<C: Connector> NewOrderProbe<C> {
         for s in &mut self.sessions {
             let (session, stmt) = s.as_mut()?;
             session.query(*stmt, &[], &mut self.rows).await.ok()?;
-            total += match self.rows.get(0, 0)? {
-                Value::Int(n) => u64::try_from(*n).ok()?,
-                Value::Float(f) => *f as u64,
-                Value::Text(t) => t.trim().parse().ok()?,
-                Value::Null => return None,
-            };
+            total += u64::try_from(self.rows.get(0, 0)?.as_i64()?).ok()?;
         }
         Some(total)
     }

@@ -46,6 +46,40 @@ pub struct RunReport {
     pub warnings: Vec<String>,
 }
 
+/// Now, RFC 3339 in UTC to the second.
+pub fn utc_now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+impl RunReport {
+    /// The report of a run that is starting: nothing measured yet.
+    pub fn start(
+        plan: Plan,
+        environment: Environment,
+        preflight: Vec<crate::protocol::preflight::Finding>,
+    ) -> Self {
+        RunReport {
+            schema_version: SCHEMA_VERSION,
+            drivebench_version: env!("CARGO_PKG_VERSION").to_string(),
+            complete: false,
+            status: RunStatus::Running,
+            error: None,
+            started_at: utc_now(),
+            finished_at: None,
+            plan,
+            environment,
+            instances: Vec::new(),
+            phases: Vec::new(),
+            preflight,
+            sweeps: Vec::new(),
+            checks: Vec::new(),
+            checked_at: None,
+            curves: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {

@@ -1,6 +1,7 @@
 //! One TPC-C warehouse loaded into a server and checked: the consistency conditions must all
 //! hold on a fresh load, two corruptions (rolled back) must fail the conditions they break with
-//! the engine's values in the detail, and a second load of the same plan must reuse it.
+//! the engine's values in the detail, and a second load of the same plan must reuse it. Also a
+//! whole CI-sized throughput run on pooled connections.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -77,4 +78,33 @@ pub async fn load_and_check<C: Connector>(
     let again = load(job(&connector, kind)).await.unwrap();
     assert!(again.reused, "{again:?}");
     (results, took)
+}
+
+/// A CI-sized TPC-C throughput run on a private server where eight terminals share four
+/// connections (each held for one transaction): every kind runs, tpmC and NOPM are measured,
+/// every consistency check passes, and no server is left behind.
+pub fn pooled_throughput_run_passes_the_checks(scenario: &'static str) {
+    let r = super::ServerRun::new(scenario);
+    let (out, result) = r.run(&["workload.connections=4"]);
+    assert_eq!(out.status.code(), Some(0), "{}", super::text(&out.stderr));
+    assert_eq!(result["plan"]["workload"]["connections"], 4);
+    let sample = &result["phases"][1];
+    let per_kind = sample["summary"]["per_kind"].as_array().unwrap();
+    assert_eq!(per_kind.len(), 5);
+    assert!(
+        per_kind
+            .iter()
+            .all(|k| k["transactions"].as_u64().unwrap() > 0),
+        "{per_kind:?}"
+    );
+    let t = &sample["tpcc"];
+    assert!(t["tpmc"].as_f64().unwrap() > 0.0, "{t}");
+    assert!(t["nopm"].as_f64().unwrap() > 0.0, "{t}");
+    let checks = result["checks"].as_array().unwrap();
+    assert!(checks.len() >= 13, "{checks:?}");
+    assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
+    assert!(
+        super::servers_under(&r.target()).is_empty(),
+        "no server left running"
+    );
 }

@@ -275,11 +275,7 @@ async fn count_rows<S: Session>(s: &mut S, st: &Statements, table: u32) -> Resul
     s.query(id, &[], &mut rows)
         .await
         .map_err(step(format!("count rows of sbtest{table}")))?;
-    Ok(match rows.get(0, 0) {
-        Some(Value::Int(n)) => *n,
-        Some(Value::Text(t)) => t.parse().unwrap_or(-1),
-        _ => -1,
-    })
+    Ok(rows.get(0, 0).and_then(Value::as_i64).unwrap_or(-1))
 }
 
 async fn create_index<S: Session>(s: &mut S, st: &Statements, table: u32) -> Result<(), LoadError> {

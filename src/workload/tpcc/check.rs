@@ -320,12 +320,7 @@ async fn query<S: Session>(
 
 /// An integer however the engine returned it (MySQL gives some as DECIMAL text).
 fn int(v: Option<&Value>) -> i64 {
-    match v {
-        Some(Value::Int(n)) => *n,
-        Some(Value::Float(f)) => *f as i64,
-        Some(Value::Text(t)) => t.trim().parse::<f64>().map_or(-1, |f| f as i64),
-        _ => -1,
-    }
+    v.and_then(Value::as_i64).unwrap_or(-1)
 }
 
 /// A value as the detail shows it: money with two decimals, NULL as "null".

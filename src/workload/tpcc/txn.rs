@@ -248,21 +248,11 @@ fn missing(stmt: Stmt, params: &[Value]) -> EngineError {
 }
 
 fn int(v: &Value) -> i64 {
-    match v {
-        Value::Int(i) => *i,
-        Value::Float(f) => *f as i64,
-        Value::Text(t) => t.trim().parse().unwrap_or(0),
-        Value::Null => 0,
-    }
+    v.as_i64().unwrap_or(0)
 }
 
 fn num(v: &Value) -> f64 {
-    match v {
-        Value::Int(i) => *i as f64,
-        Value::Float(f) => *f,
-        Value::Text(t) => t.trim().parse().unwrap_or(0.0),
-        Value::Null => 0.0,
-    }
+    v.as_f64().unwrap_or(0.0)
 }
 
 fn text(v: &Value) -> String {

@@ -3,7 +3,7 @@
 //! terminal of the run, its C_LAST at an allowed distance from the load's (2.1.6.1). Keying and
 //! think times are given to the client loop, which applies them under keyed pacing only.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::data::LoadParams;
 use super::deck::Deck;
@@ -35,8 +35,7 @@ pub fn run_constants(seed: u64, load: &Constants) -> Constants {
 
 /// The current time as the engines' timestamp text, "YYYY-MM-DD HH:MM:SS" (UTC).
 pub fn timestamp_now() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now())
-        .to_string()
+    crate::report::result::utc_now()
         .replacen('T', " ", 1)
         .trim_end_matches('Z')
         .to_string()
