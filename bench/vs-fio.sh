@@ -10,7 +10,10 @@
 # warm-up on either side. Cases: 4K randread at depth 1, 32 and 128; 4K randwrite at 128; 64K
 # seqread at 32; 64K seqwrite at 16. Prints per case the median IOPS of each tool, the median
 # of the per-pair IOPS ratios (drivebench / fio), and the median CPU-µs per I/O of each (user + system time of the whole process from
-# /usr/bin/time, divided by the I/Os it completed). Then drivebench's rate accuracy: a 4K
+# /usr/bin/time, divided by the I/Os it completed), and the share of each tool's I/Os the
+# kernel's block layer merged into larger requests (from /sys/dev/block/M:m/stat of the device
+# holding the file, device-wide, so other processes' I/O counts too; a merged pattern is a
+# different load on the drive). Then drivebench's rate accuracy: a 4K
 # randread depth-32 sweep at 50 % and 90 % of its measured maximum, target vs achieved.
 # Needs: apt-get install -y fio.
 set -euo pipefail
@@ -38,34 +41,43 @@ randwrite-4k-qd128 randwrite 4k 128 0 100
 seqread-64k-qd32 read 64k 32 100 0
 seqwrite-64k-qd16 write 64k 16 0 0"
 
+# Requests completed and merged so far on the device holding the file: "ios merges".
+devstat="/sys/dev/block/$(python3 -c 'import os,sys; d=os.stat(sys.argv[1]).st_dev; print(f"{os.major(d)}:{os.minor(d)}")' "$file")/stat"
+counts() { if [ -r "$devstat" ]; then awk '{print $1 + $5, $2 + $6}' "$devstat"; else echo "0 0"; fi; }
+merged_pct() { # before after -> % of the requests the tool issued that were merged
+    python3 -c 'import sys; b, a = sys.argv[1].split(), sys.argv[2].split(); ios, m = int(a[0]) - int(b[0]), int(a[1]) - int(b[1]); print(f"{100 * m / (ios + m) if ios + m else 0:.1f}")' "$1" "$2"
+}
+
 results="$work/results.tsv"
 : > "$results"
 while read -r name rw bs depth rpct rnd; do
     for p in $(seq 1 "$PAIRS"); do
+        before="$(counts)"
         /usr/bin/time -f "%U %S" -o "$work/fio.time" fio --name="$name" --filename="$file" --size=4g \
             --direct=1 --ioengine=io_uring --fixedbufs=1 --registerfiles=1 --rw="$rw" --bs="$bs" --iodepth="$depth" --numjobs=1 \
             --time_based --runtime="$DURATION" --norandommap --randrepeat=0 \
             --output-format=json --output="$work/fio.json" >/dev/null
-        python3 - "$name" "$work" >> "$results" <<'PY'
+        python3 - "$name" "$work" "$(merged_pct "$before" "$(counts)")" >> "$results" <<'PY'
 import json, sys
-name, work = sys.argv[1], sys.argv[2]
+name, work, merged = sys.argv[1], sys.argv[2], sys.argv[3]
 job = json.load(open(f"{work}/fio.json"))["jobs"][0]
 ios = job["read"]["total_ios"] + job["write"]["total_ios"]
 iops = job["read"]["iops"] + job["write"]["iops"]
 u, s = map(float, open(f"{work}/fio.time").read().split()[-2:])
-print(f"fio\t{name}\t{iops:.1f}\t{(u + s) / ios * 1e6:.3f}")
+print(f"fio\t{name}\t{iops:.1f}\t{(u + s) / ios * 1e6:.3f}\t{merged}")
 PY
         rm -rf "$work/db"
+        before="$(counts)"
         /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" sweep --target "$file" --fill 0 \
             --bs "$bs" --read-pct "$rpct" --random-pct "$rnd" --threads 1 --depth "$depth" \
             --io-engine io_uring --curve max --warmup 0s --duration "${DURATION}s" --quiet \
             --out "$work/db" >/dev/null
-        python3 - "$name" "$work" >> "$results" <<'PY'
+        python3 - "$name" "$work" "$(merged_pct "$before" "$(counts)")" >> "$results" <<'PY'
 import json, sys
-name, work = sys.argv[1], sys.argv[2]
+name, work, merged = sys.argv[1], sys.argv[2], sys.argv[3]
 point = json.load(open(f"{work}/db/result.json"))["sweeps"][0]["points"][0]
 u, s = map(float, open(f"{work}/db.time").read().split()[-2:])
-print(f"drivebench\t{name}\t{point['iops']:.1f}\t{(u + s) / point['ios'] * 1e6:.3f}")
+print(f"drivebench\t{name}\t{point['iops']:.1f}\t{(u + s) / point['ios'] * 1e6:.3f}\t{merged}")
 PY
         tail -2 "$results" | sed "s/^/pair $p: /"
     done
@@ -79,13 +91,13 @@ rm -rf "$work/rate"
 python3 - "$results" "$work/rate/result.json" <<'PY'
 import json, statistics, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
-print("\ncase | IOPS drivebench | IOPS fio | IOPS ratio (median of pairs) | CPU-µs/IO drivebench | CPU-µs/IO fio")
+print("\ncase | IOPS drivebench | IOPS fio | IOPS ratio (median of pairs) | CPU-µs/IO drivebench | CPU-µs/IO fio | merged % drivebench | merged % fio")
 for name in dict.fromkeys(r[1] for r in rows):
     def col(tool, i):
         return [float(r[i]) for r in rows if r[0] == tool and r[1] == name]
     med = lambda tool, i: statistics.median(col(tool, i))
     ratio = statistics.median(d / f for d, f in zip(col("drivebench", 2), col("fio", 2)))
-    print(f"{name} | {med('drivebench', 2):.0f} | {med('fio', 2):.0f} | {ratio:.3f} | {med('drivebench', 3):.2f} | {med('fio', 3):.2f}")
+    print(f"{name} | {med('drivebench', 2):.0f} | {med('fio', 2):.0f} | {ratio:.3f} | {med('drivebench', 3):.2f} | {med('fio', 3):.2f} | {med('drivebench', 4):.1f} | {med('fio', 4):.1f}")
 sweep = json.load(open(sys.argv[2]))["sweeps"][0]
 print(f"\nrate accuracy (4K randread, depth 32; max {sweep['max_iops']:.0f} IOPS)")
 print("point | target IOPS | achieved IOPS | error")

@@ -208,10 +208,12 @@ fn both_engines_run_and_report_and_psync_can_be_forced() {
         assert!(r.service_latency_us.p99 <= r.service_latency_us.max);
         assert!(r.cpu_secs > 0.0, "{r:?}");
         // Uncontrolled: the slots stay busy, and Little's law agrees with what was observed.
+        // When the file is served from the host's cache in a few µs, the one submit call per
+        // I/O takes about as long as the I/O, so a quarter busy is the floor, not a half.
         let ratio = r.littles_law_outstanding_ios / r.mean_outstanding_ios;
         assert!((ratio - 1.0).abs() < 0.05, "{r:?}");
         assert!(
-            r.mean_outstanding_ios > 0.5 * f64::from(r.outstanding_max_ios),
+            r.mean_outstanding_ios > 0.25 * f64::from(r.outstanding_max_ios),
             "{r:?}"
         );
         assert!(!r.service_histogram_us.is_empty() && !r.stopped_early);

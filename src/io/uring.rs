@@ -1,6 +1,8 @@
 //! The io_uring engine: one ring per worker thread, the target registered as fixed file 0, one
-//! registered buffer per slot, up to `depth` I/Os in flight, every queued SQE submitted by one
-//! `io_uring_enter` that also waits for completions.
+//! registered buffer per slot, up to `depth` I/Os in flight. Each I/O is submitted as soon as it
+//! is prepared (one `io_uring_enter` per I/O, as fio does by default): on this project's virtio
+//! test disk, submitting a whole refill in one call sent it to the device as one convoy and cost
+//! 15-20 % of the IOPS at depth 32 against fio; waiting for completions is a separate call.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -105,7 +107,6 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring) -> Result<(), IoError> {
         depth
     ];
     let mut free: Vec<usize> = (0..depth).rev().collect();
-    let mut queued: Vec<usize> = Vec::with_capacity(depth);
     let ext_arg = ring.ring.params().is_feature_ext_arg();
     let mut outcome = Ok(());
     loop {
@@ -137,31 +138,30 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring) -> Result<(), IoError> {
                     .offset(op.offset)
                     .build()
             };
-            slots[slot] = Slot {
-                op,
-                intended_ns: intended,
-                submit_ns: 0,
-            };
             if !push(&mut ring.ring, &entry.user_data(slot as u64)) {
                 free.push(slot);
                 outcome = Err(IoError::Worker("io_uring submission queue full".to_owned()));
                 break;
             }
-            queued.push(slot);
+            // A busy ring keeps the entry queued; the next call submits it.
+            if let Err(e) = ring.ring.submit()
+                && !transient(&e)
+            {
+                outcome = Err(IoError::Worker(format!("io_uring_enter: {e}")));
+                break;
+            }
+            let submit_ns = w.clock.now_ns();
+            slots[slot] = Slot {
+                op,
+                intended_ns: intended.min(submit_ns),
+                submit_ns,
+            };
         }
         if outcome.is_err() {
             break;
         }
         let in_flight = depth - free.len();
         let submit_ns = w.clock.now_ns();
-        for &slot in &queued {
-            let s = &mut slots[slot];
-            s.submit_ns = submit_ns;
-            if s.intended_ns == u64::MAX {
-                s.intended_ns = submit_ns;
-            }
-        }
-        queued.clear();
         let next_due = w.schedule.as_ref().map(|s| {
             w.recorder.backlog(submit_ns, s.backlog());
             s.next_due_ns()
