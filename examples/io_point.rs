@@ -36,6 +36,7 @@ fn main() -> anyhow::Result<()> {
         duration_secs: args[5].parse()?,
         pacing: Pacing::Uncontrolled,
         engine,
+        submit_batch: 1,
         seed: 1,
         log_offsets: false,
     };

@@ -52,6 +52,7 @@ fn point(engine: EngineChoice) -> PointSpec {
         pacing: Pacing::Uncontrolled,
         engine,
         seed: 42,
+        submit_batch: 1,
         log_offsets: false,
     }
 }
@@ -113,6 +114,7 @@ fn no_io_falls_outside_the_region_and_every_io_is_aligned() {
                 start_fraction: 0.25,
                 end_fraction: 0.5,
             },
+            submit_batch: 1,
             log_offsets: true,
             ..point(engine)
         };
@@ -145,7 +147,12 @@ fn a_target_rate_is_held_within_two_percent_by_both_engines() {
     let _one_at_a_time = timed();
     let dir = scratch();
     let target = file_target(dir.path(), 64 * MIB);
-    for engine in [EngineChoice::IoUring, EngineChoice::Psync] {
+    // io_uring submitting each I/O at once and in batches of the depth, then psync.
+    for (engine, submit_batch) in [
+        (EngineChoice::IoUring, 1),
+        (EngineChoice::IoUring, 4),
+        (EngineChoice::Psync, 1),
+    ] {
         let spec = PointSpec {
             warmup_secs: 0.5,
             duration_secs: 3.0,
@@ -154,12 +161,13 @@ fn a_target_rate_is_held_within_two_percent_by_both_engines() {
                 iops: 2000.0,
                 arrivals: Arrivals::Uniform,
             },
+            submit_batch,
             ..point(engine)
         };
         let r = run_point(&target, &spec, &never()).expect("run");
         assert!(
             (r.iops / 2000.0 - 1.0).abs() < 0.02,
-            "{engine:?}: {} IOPS for a 2000 IOPS target",
+            "{engine:?} batch {submit_batch}: {} IOPS for a 2000 IOPS target",
             r.iops
         );
         assert_eq!(r.target_iops, Some(2000.0));
@@ -185,6 +193,10 @@ fn both_engines_run_and_report_and_psync_can_be_forced() {
         IoEngineKind::Psync => assert!(auto.engine_fallback_reason.is_some()),
     }
     let uring = run_point(&target, &point(EngineChoice::IoUring), &never());
+    let batched = PointSpec {
+        submit_batch: 4,
+        ..point(EngineChoice::IoUring)
+    };
     let psync = run_point(&target, &point(EngineChoice::Psync), &never()).expect("psync");
     assert_eq!(psync.engine, IoEngineKind::Psync);
     assert_eq!((psync.os_threads, psync.outstanding_max_ios), (8, 8));
@@ -196,6 +208,7 @@ fn both_engines_run_and_report_and_psync_can_be_forced() {
                 (IoEngineKind::IoUring, 2, 8)
             );
             results.push(r);
+            results.push(run_point(&target, &batched, &never()).expect("batched io_uring"));
         }
         Err(e) => println!("io_uring unavailable here, only psync checked: {e}"),
     }
@@ -207,15 +220,18 @@ fn both_engines_run_and_report_and_psync_can_be_forced() {
         assert!(r.service_latency_us.p50 <= r.service_latency_us.p99);
         assert!(r.service_latency_us.p99 <= r.service_latency_us.max);
         assert!(r.cpu_secs > 0.0, "{r:?}");
-        // Uncontrolled: the slots stay busy, and Little's law agrees with what was observed.
-        // When the file is served from the host's cache in a few µs, the one submit call per
-        // I/O takes about as long as the I/O, so a quarter busy is the floor, not a half.
+        // Uncontrolled: Little's law agrees with what was observed, and the slots stay busy
+        // when an I/O takes longer than issuing one. A file the host serves from its cache in
+        // a few µs completes I/Os as fast as a thread can submit them, and then only the law
+        // holds.
         let ratio = r.littles_law_outstanding_ios / r.mean_outstanding_ios;
         assert!((ratio - 1.0).abs() < 0.05, "{r:?}");
-        assert!(
-            r.mean_outstanding_ios > 0.25 * f64::from(r.outstanding_max_ios),
-            "{r:?}"
-        );
+        if r.service_latency_us.avg > 50.0 {
+            assert!(
+                r.mean_outstanding_ios > 0.5 * f64::from(r.outstanding_max_ios),
+                "{r:?}"
+            );
+        }
         assert!(!r.service_histogram_us.is_empty() && !r.stopped_early);
     }
 }
@@ -374,14 +390,7 @@ fn loop_devices_unavailable() -> Option<String> {
     if !Path::new("/dev/loop-control").exists() {
         return Some("no /dev/loop-control".to_owned());
     }
-    for tool in [
-        "losetup",
-        "mkfs.ext4",
-        "mkswap",
-        "swapon",
-        "sfdisk",
-        "partx",
-    ] {
+    for tool in ["losetup", "mkfs.ext4", "mkswap", "swapon", "partx"] {
         if output(&["sh", "-c", &format!("command -v {tool}")]).is_err() {
             return Some(format!("{tool} is not installed"));
         }
@@ -392,15 +401,16 @@ fn loop_devices_unavailable() -> Option<String> {
 /// A loop device over a new 64 MiB file in `dir`, detached on cleanup.
 fn attach(dir: &Path, cleanup: &mut Cleanup, partitions: bool) -> String {
     let image = dir.join(if partitions { "parted.img" } else { "disk.img" });
-    let file = std::fs::File::create(&image).expect("image");
-    file.set_len(64 * MIB).expect("size image");
+    let mut bytes = vec![0u8; 64 * MIB as usize];
     if partitions {
-        let script = format!(
-            "printf 'label: dos\\n,16M\\n,\\n' | sfdisk -q {}",
-            path_str(&image)
-        );
-        run(&["sh", "-c", &script]).expect("partition table");
+        // An MBR with one Linux partition from sector 2048 to the end of the image.
+        let entry = &mut bytes[446..462];
+        entry[4] = 0x83;
+        entry[8..12].copy_from_slice(&2048u32.to_le_bytes());
+        entry[12..16].copy_from_slice(&((64 * MIB / 512) as u32 - 2048).to_le_bytes());
+        bytes[510..512].copy_from_slice(&[0x55, 0xaa]);
     }
+    std::fs::write(&image, &bytes).expect("image");
     let flags = if partitions { "-fP" } else { "-f" };
     let dev = output(&["losetup", flags, "--show", path_str(&image)]).expect("losetup");
     cleanup.push(&["losetup", "-d", &dev]);
@@ -479,6 +489,7 @@ fn the_guard_accepts_an_idle_loop_device_only_with_destroy_data_and_the_engine_w
             start_fraction: 0.5,
             end_fraction: 1.0,
         },
+        submit_batch: 1,
         log_offsets: true,
         ..point(EngineChoice::Auto)
     };
@@ -545,4 +556,30 @@ fn the_guard_refuses_a_loop_device_used_as_swap() {
     cleanup.push(&["swapoff", &dev]);
     let err = claim_block_device(Path::new(&dev), true).expect_err("swap");
     assert_eq!(err.to_string(), format!("{dev} is in use as swap"));
+}
+
+#[test]
+fn the_guard_refuses_a_loop_device_held_by_device_mapper() {
+    let (_lock, dir, mut cleanup) = loop_env!();
+    let dev = attach(dir.path(), &mut cleanup, false);
+    let name = format!(
+        "drivebench-test-{}",
+        Path::new(&dev)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("name")
+    );
+    let table = format!("0 {} linear {dev} 0", 64 * MIB / 512);
+    if let Err(e) = run(&["dmsetup", "create", &name, "--table", &table]) {
+        println!("skipped: dmsetup create is not permitted here: {e}");
+        return;
+    }
+    cleanup.push(&["dmsetup", "remove", &name]);
+    let err = claim_block_device(Path::new(&dev), true).expect_err("held");
+    assert!(matches!(err, GuardError::Held { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{dev} is held by dm-")),
+        "{err}"
+    );
 }

@@ -43,6 +43,7 @@ fn spec(points: &[f64]) -> SweepSpec {
         fixed_rate: None,
         arrivals: Arrivals::Uniform,
         engine: EngineChoice::Auto,
+        submit_batch: 1,
         seed: 7,
         steady: None,
     }

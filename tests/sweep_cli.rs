@@ -145,6 +145,8 @@ fn a_custom_mix_at_a_fixed_rate_runs_one_paced_point() {
         "poisson",
         "--io-engine",
         "psync",
+        "--submit-batch",
+        "3",
         "--warmup",
         "0s",
         "--duration",
@@ -159,6 +161,7 @@ fn a_custom_mix_at_a_fixed_rate_runs_one_paced_point() {
     let w = &r["sweeps"][0];
     assert_eq!(w["profile"], "custom-4k.75_16k.25-r70-rand100-1x4");
     assert_eq!(w["engine"], "psync");
+    assert_eq!(r["plan"]["sweeps"][0]["submit_batch"], 3);
     let points = w["points"].as_array().unwrap();
     assert_eq!(points.len(), 1);
     assert_eq!(points[0]["kind"], "fixed");
@@ -212,6 +215,10 @@ fn bad_input_exits_2_naming_the_flag_and_writes_nothing() {
         (
             base(&["--profile", prof, "--threads", "0"]),
             "--threads: must be between 1 and 4096",
+        ),
+        (
+            base(&["--profile", prof, "--submit-batch", "0"]),
+            "--submit-batch: must be between 1 and 4096",
         ),
         (
             base(&["--profile", prof, "--region", "0%"]),

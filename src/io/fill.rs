@@ -83,6 +83,7 @@ pub fn fill(
         pacing: Pacing::Uncontrolled,
         engine: EngineChoice::Psync,
         seed: spec.seed,
+        submit_batch: 1,
         log_offsets: false,
     };
     check.validate()?;

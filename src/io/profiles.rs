@@ -346,6 +346,7 @@ impl Profile {
             pacing,
             engine: EngineChoice::Auto,
             seed,
+            submit_batch: 1,
             log_offsets: false,
         }
     }

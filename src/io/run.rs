@@ -231,7 +231,7 @@ fn run_workers(
                     recorder: Recorder::new(warmup_ns, end_ns, spec.log_offsets),
                 };
                 let ran = match prepared {
-                    Prepared::Uring(ring) => uring::run(&mut w, *ring),
+                    Prepared::Uring(ring) => uring::run(&mut w, *ring, spec.submit_batch),
                     Prepared::Psync(buf) => psync::run(&mut w, buf),
                 };
                 if ran.is_err() {

@@ -132,6 +132,10 @@ pub struct PointSpec {
     pub pacing: Pacing,
     /// Which engine to use.
     pub engine: EngineChoice,
+    /// io_uring: submit once this many I/Os are queued, or when no more can be queued now
+    /// (1 = each I/O at once, as fio's default; `depth` or more = each refill in one call).
+    /// psync issues one I/O per call whatever this is.
+    pub submit_batch: u32,
     /// Seed of the offset and size streams (with the worker id), for reproducible runs.
     pub seed: u64,
     /// Keep every issued (offset, length, write) in the result, for tests and audits.
@@ -155,6 +159,9 @@ impl PointSpec {
         }
         if self.threads == 0 || self.depth == 0 {
             return bad("threads and depth must be at least 1".to_owned());
+        }
+        if self.submit_batch == 0 {
+            return bad("submit_batch must be at least 1".to_owned());
         }
         if self.depth > MAX_DEPTH {
             return bad(format!("depth {} is over {MAX_DEPTH}", self.depth));
@@ -226,6 +233,7 @@ pub(crate) mod tests {
             duration_secs: 1.0,
             pacing: Pacing::Uncontrolled,
             engine: EngineChoice::Auto,
+            submit_batch: 1,
             seed: 1,
             log_offsets: false,
         }
@@ -254,6 +262,7 @@ pub(crate) mod tests {
             (Box::new(|p| p.threads = 0), "threads and depth"),
             (Box::new(|p| p.depth = 0), "threads and depth"),
             (Box::new(|p| p.depth = 5000), "depth 5000"),
+            (Box::new(|p| p.submit_batch = 0), "submit_batch"),
             (Box::new(move |p| p.region = region(0.5, 0.5)), "region"),
             (Box::new(move |p| p.region = region(-0.1, 0.5)), "region"),
             (Box::new(move |p| p.region = region(0.0, 1.5)), "region"),

@@ -32,6 +32,8 @@ pub struct SweepSpec {
     pub fixed_rate: Option<f64>,
     pub arrivals: Arrivals,
     pub engine: EngineChoice,
+    /// See `PointSpec::submit_batch`.
+    pub submit_batch: u32,
     pub seed: u64,
     /// SNIA-style steady state before the max run: uncontrolled rounds of `round_secs` until the
     /// rule holds on IOPS or its round cap is reached.
@@ -132,6 +134,7 @@ pub fn run_sweep(
             spec.seed.wrapping_add(n),
         );
         p.engine = spec.engine;
+        p.submit_batch = spec.submit_batch;
         p
     };
     let steady = match &spec.steady {
@@ -235,6 +238,7 @@ fn steady_rounds(
             spec.seed.wrapping_add(1_000_000 + rounds.len() as u64),
         );
         round.engine = spec.engine;
+        round.submit_batch = spec.submit_batch;
         let r = run_point(target, &round, stop)?;
         if r.stopped_early {
             break;

@@ -1,8 +1,10 @@
 //! The io_uring engine: one ring per worker thread, the target registered as fixed file 0, one
-//! registered buffer per slot, up to `depth` I/Os in flight. Each I/O is submitted as soon as it
-//! is prepared (one `io_uring_enter` per I/O, as fio does by default): on this project's virtio
-//! test disk, submitting a whole refill in one call sent it to the device as one convoy and cost
-//! 15-20 % of the IOPS at depth 32 against fio; waiting for completions is a separate call.
+//! registered buffer per slot, up to `depth` I/Os in flight. Prepared I/Os are submitted once
+//! `submit_batch` of them are queued, or when no more can be queued now; waiting for
+//! completions is a separate call. The default batch of 1 submits each I/O at once, as fio
+//! does: on this project's virtio test disk, a whole refill in one call reached the device as
+//! one convoy and cost 10-20 % of fio's IOPS at 4K random read depth 32. Larger batches save
+//! CPU per I/O where the drive does not mind.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -92,7 +94,7 @@ fn transient(e: &std::io::Error) -> bool {
 
 /// Run one io_uring worker until the end of the point or a halt, then wait for every I/O in
 /// flight before returning.
-pub fn run(w: &mut Worker<'_>, mut ring: Ring) -> Result<(), IoError> {
+pub fn run(w: &mut Worker<'_>, mut ring: Ring, submit_batch: u32) -> Result<(), IoError> {
     let depth = ring.depth;
     let mut slots = vec![
         Slot {
@@ -107,6 +109,8 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring) -> Result<(), IoError> {
         depth
     ];
     let mut free: Vec<usize> = (0..depth).rev().collect();
+    let mut queued: Vec<usize> = Vec::with_capacity(depth);
+    let batch = (submit_batch as usize).max(1);
     let ext_arg = ring.ring.params().is_feature_ext_arg();
     let mut outcome = Ok(());
     loop {
@@ -143,25 +147,26 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring) -> Result<(), IoError> {
                 outcome = Err(IoError::Worker("io_uring submission queue full".to_owned()));
                 break;
             }
-            // A busy ring keeps the entry queued; the next call submits it.
-            if let Err(e) = ring.ring.submit()
-                && !transient(&e)
-            {
-                outcome = Err(IoError::Worker(format!("io_uring_enter: {e}")));
-                break;
-            }
-            let submit_ns = w.clock.now_ns();
             slots[slot] = Slot {
                 op,
-                intended_ns: intended.min(submit_ns),
-                submit_ns,
+                intended_ns: intended,
+                submit_ns: 0,
             };
+            queued.push(slot);
+            if queued.len() >= batch
+                && let Err(e) = submit(w, &mut ring.ring, &mut slots, &mut queued)
+            {
+                outcome = Err(e);
+                break;
+            }
         }
         if outcome.is_err() {
             break;
         }
+        // What is still queued goes in with the wait below, in the same call.
         let in_flight = depth - free.len();
         let submit_ns = w.clock.now_ns();
+        stamp(&mut slots, &mut queued, submit_ns);
         let next_due = w.schedule.as_ref().map(|s| {
             w.recorder.backlog(submit_ns, s.backlog());
             s.next_due_ns()
@@ -215,6 +220,32 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring) -> Result<(), IoError> {
         }
     }
     outcome
+}
+
+/// Submit every queued entry and stamp its slot with the submit time (an I/O without a
+/// schedule is intended to start then). A busy ring keeps entries queued for the next call.
+fn submit(
+    w: &Worker<'_>,
+    ring: &mut IoUring,
+    slots: &mut [Slot],
+    queued: &mut Vec<usize>,
+) -> Result<(), IoError> {
+    if let Err(e) = ring.submit()
+        && !transient(&e)
+    {
+        return Err(IoError::Worker(format!("io_uring_enter: {e}")));
+    }
+    stamp(slots, queued, w.clock.now_ns());
+    Ok(())
+}
+
+/// Mark the queued slots as submitted at `submit_ns` and empty the queue.
+fn stamp(slots: &mut [Slot], queued: &mut Vec<usize>, submit_ns: u64) {
+    for slot in queued.drain(..) {
+        let s = &mut slots[slot];
+        s.submit_ns = submit_ns;
+        s.intended_ns = s.intended_ns.min(submit_ns);
+    }
 }
 
 /// Queue one entry; false when the queue is full (it has at least `depth` entries and at most

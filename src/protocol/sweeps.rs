@@ -271,6 +271,7 @@ fn io_thread(
             fixed_rate: sweep.rate,
             arrivals: sweep.arrivals,
             engine: sweep.io_engine,
+            submit_batch: sweep.submit_batch,
             seed: seed.wrapping_add(i as u64 * 1_000),
             steady: sweep.steady.map(|rule| SteadySpec {
                 rule,

@@ -61,6 +61,12 @@ impl PlanSweep {
             self.io_engine
         )
         .to_lowercase());
+        if self.submit_batch != 1 {
+            lines.push(format!(
+                "io_uring submits in batches of up to {} I/Os",
+                self.submit_batch
+            ));
+        }
         for p in &self.profiles {
             lines.push(format!("{}: {}", p.name, p.definition()));
         }

@@ -64,6 +64,9 @@ pub struct SweepSection {
     pub steady: Option<bool>,
     /// auto | io_uring | psync. Default auto.
     pub io_engine: Option<EngineChoice>,
+    /// io_uring: submit once this many I/Os are queued (1 = each at once, as fio's default;
+    /// the depth or more = each refill in one call). Default 1.
+    pub submit_batch: Option<i64>,
     /// The file to sweep, relative to the target directory. Default "drivebench-sweep.dat".
     pub file: Option<String>,
     /// Size of the file, e.g. "4GiB" (required for a file target).
@@ -101,6 +104,10 @@ pub struct PlanSweep {
     /// Steady-state rounds (each `duration_ms` long) before each profile's max run.
     pub steady: Option<SteadyRule>,
     pub io_engine: EngineChoice,
+    /// io_uring submission batch (see `SweepSection::submit_batch`); 1 in results written
+    /// before it existed.
+    #[serde(default = "one")]
+    pub submit_batch: u32,
     /// Measuring time of all profiles, without the fill and steady-state rounds.
     pub estimated_ms: u64,
 }
@@ -129,6 +136,10 @@ pub fn resolve_all(
         .enumerate()
         .map(|(i, s)| resolve(s, &key.index(i), time_scale))
         .collect()
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn bad(key: &KeyPath, name: &str, message: impl Into<String>) -> Invalid {
@@ -384,6 +395,14 @@ pub fn resolve(s: &SweepSection, key: &KeyPath, time_scale: f64) -> Result<PlanS
         arrivals: s.arrivals.unwrap_or(Arrivals::Uniform),
         steady: s.steady.unwrap_or(false).then(SteadyRule::default),
         io_engine: s.io_engine.unwrap_or_default(),
+        submit_batch: int(
+            s.submit_batch,
+            1,
+            1,
+            crate::io::MAX_DEPTH.into(),
+            key,
+            "submit_batch",
+        )?,
         estimated_ms: 0,
         profiles,
     };

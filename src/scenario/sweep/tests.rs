@@ -21,6 +21,7 @@ fn defaults_fill_a_file_once_and_sweep_the_default_curve() {
     assert_eq!((p.warmup_ms, p.duration_ms), (5_000, 30_000));
     assert_eq!(p.points_per_profile(), 7);
     assert_eq!(p.estimated_ms, 7 * 35_000);
+    assert_eq!(p.submit_batch, 1);
     assert_eq!(
         p.target,
         SweepTarget::File {
@@ -36,6 +37,7 @@ fn defaults_fill_a_file_once_and_sweep_the_default_curve() {
 fn bad_entries_name_their_key() {
     type Change = fn(&mut SweepSection);
     let cases: &[(Change, &str, &str)] = &[
+        (|s| s.submit_batch = Some(0), "submit_batch", "1"),
         (
             |s| s.profiles = Some(vec!["nope".into()]),
             "profiles[0]",
