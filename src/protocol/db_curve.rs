@@ -22,7 +22,8 @@ use crate::metrics::summary::Summary;
 use crate::metrics::{InstanceRecorder, Recorded};
 use crate::report::RunDir;
 use crate::report::curves::{
-    CurvePoint, CurveReport, InstancePoint, PointFigures, PointKind, point_line, slo_line,
+    CurvePoint, CurveReport, InstancePoint, PointFigures, PointKind, instance_slo, point_line,
+    slo_line,
 };
 use crate::report::live::Console;
 use crate::report::result::RunReport;
@@ -75,6 +76,7 @@ impl CurveRun<'_> {
             peak_tps: peak,
             points: vec![max],
             slo: None,
+            slo_per_instance: Vec::new(),
             completed: false,
         });
         if let Err(e) = self.dir.write_result(self.report) {
@@ -117,11 +119,17 @@ impl CurveRun<'_> {
         }
         let last = self.report.curves.len() - 1;
         let slo = driver.slo();
+        let report = &mut self.report.curves[last];
         if let Some(s) = &slo {
             self.console.always(&slo_line(s));
+            report.slo_per_instance = instance_slo(&report.points, s.p99_ms);
+            for i in &report.slo_per_instance {
+                self.console
+                    .always(&format!("  {}: {}", i.instance, slo_line(&i.slo)));
+            }
         }
-        self.report.curves[last].slo = slo;
-        self.report.curves[last].completed = true;
+        report.slo = slo;
+        report.completed = true;
         Ending::Complete
     }
 
