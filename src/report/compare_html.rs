@@ -75,6 +75,7 @@ pub fn page(c: &Comparison) -> String {
         y_scale: Scale::Linear,
         series,
         markers: Vec::new(),
+        ..Chart::default()
     }));
     let _ = write!(
         s,

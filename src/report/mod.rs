@@ -10,6 +10,7 @@ pub mod compare_tpcc;
 pub mod curves;
 pub mod host;
 pub mod html;
+mod html_curves;
 mod html_tpcc;
 pub mod live;
 pub mod markdown;

@@ -1,12 +1,18 @@
 //! Hand-written SVG line charts for the HTML reports: several series, linear or logarithmic
 //! axes (and the "nines" axis of percentile plots), labelled vertical markers for phase
-//! boundaries, a legend. Self-contained markup: no scripts, no fonts, no external resources.
+//! boundaries, labelled horizontal levels, hollow marks over chosen points, a legend; and the
+//! pieces every load-curve chart shares (I/O sweeps, database curves, compare): the latency
+//! objective as a level, the highest rate that met it as a marker, unsustainable points as
+//! marks. Self-contained markup: no scripts, no fonts, no external resources.
 
 use std::fmt::Write;
 
+use crate::protocol::curve::SloResult;
+
 /// How values map onto an axis.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Scale {
+    #[default]
     Linear,
     /// Powers of ten; values ≤ 0 are left out.
     Log10,
@@ -31,7 +37,27 @@ pub struct Series {
     pub dashed: bool,
 }
 
+/// Points drawn as hollow circles over the series (e.g. points that could not keep up), with
+/// one legend entry.
 #[derive(Debug, Clone)]
+pub struct Marks {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+    pub color: &'static str,
+}
+
+impl Marks {
+    /// Load-curve points that did not keep up with their schedule.
+    pub fn unsustainable(points: Vec<(f64, f64)>) -> Self {
+        Marks {
+            name: "unsustainable".into(),
+            points,
+            color: "#c00000",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
 pub struct Chart {
     pub title: String,
     pub x_label: String,
@@ -41,6 +67,24 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// Vertical lines at these x values, with a label each.
     pub markers: Vec<(f64, String)>,
+    /// Horizontal lines at these y values, with a label each (the y axis reaches them).
+    pub levels: Vec<(f64, String)>,
+    /// Hollow marks over the series.
+    pub marks: Vec<Marks>,
+    /// A dot at every point of every series (measured points of a curve).
+    pub dots: bool,
+}
+
+/// A latency objective on a latency-vs-rate chart (y in ms): the target as a level and, when a
+/// rate met it, that rate as a marker — "max 812 TPS at p99 ≤ 20 ms" with `unit` "TPS".
+pub fn slo_marks(slo: &SloResult, unit: &str) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+    let level = vec![(slo.p99_ms, format!("p99 objective {} ms", slo.p99_ms))];
+    let marker = slo
+        .max_rate
+        .map(|r| (r, format!("max {r:.0} {unit} at p99 ≤ {} ms", slo.p99_ms)))
+        .into_iter()
+        .collect();
+    (level, marker)
 }
 
 const W: f64 = 760.0;
@@ -154,12 +198,15 @@ pub fn render(c: &Chart) -> String {
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
+        .chain(c.marks.iter().flat_map(|m| m.points.iter().map(|p| p.0)))
         .chain(c.markers.iter().map(|m| m.0))
         .collect();
     let ys: Vec<f64> = c
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(c.marks.iter().flat_map(|m| m.points.iter().map(|p| p.1)))
+        .chain(c.levels.iter().map(|l| l.0))
         .collect();
     let (x0, x1, xticks) = axis(c.x_scale, &xs, false);
     let (y0, y1, yticks) = axis(c.y_scale, &ys, true);
@@ -211,12 +258,31 @@ pub fn render(c: &Chart) -> String {
     for (x, label) in &c.markers {
         if let Some(m) = c.x_scale.map(*x) {
             let x = px(m);
+            // A label past the middle of a wide chart reads leftwards, so it stays inside.
+            let long = 6.0 * label.chars().count() as f64;
+            let (tx, anchor) = if x + 3.0 + long > W - RIGHT {
+                (x - 3.0, r#" style="text-anchor:end""#)
+            } else {
+                (x + 3.0, "")
+            };
             let _ = write!(
                 s,
-                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="mark"/><text x="{:.1}" y="{}" class="mt">{}</text>"#,
+                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="mark"/><text x="{tx:.1}" y="{}" class="mt"{anchor}>{}</text>"#,
                 TOP + ph,
-                x + 3.0,
                 TOP + 10.0,
+                escape(label)
+            );
+        }
+    }
+    for (y, label) in &c.levels {
+        if let Some(m) = c.y_scale.map(*y) {
+            let y = py(m);
+            let _ = write!(
+                s,
+                r#"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" class="level"/><text x="{}" y="{:.1}" class="lt">{}</text>"#,
+                W - RIGHT,
+                W - RIGHT - 3.0,
+                y - 4.0,
                 escape(label)
             );
         }
@@ -235,13 +301,24 @@ pub fn render(c: &Chart) -> String {
             r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
             pts.join(" ")
         );
-        if pts.len() == 1 {
-            let _ = write!(
-                s,
-                r#"<circle cx="{}" cy="{}" r="3" fill="{color}"/>"#,
-                pts[0].split(',').next().unwrap_or("0"),
-                pts[0].split(',').nth(1).unwrap_or("0")
-            );
+        if pts.len() == 1 || c.dots {
+            for p in &pts {
+                let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
+                let _ = write!(s, r#"<circle cx="{x}" cy="{y}" r="2.5" fill="{color}"/>"#);
+            }
+        }
+    }
+    for m in &c.marks {
+        for (x, y) in &m.points {
+            if let (Some(x), Some(y)) = (c.x_scale.map(*x), c.y_scale.map(*y)) {
+                let _ = write!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="none" stroke="{}" stroke-width="1.8"/>"#,
+                    px(x),
+                    py(y),
+                    m.color
+                );
+            }
         }
     }
     // Legend: one row above the plot, right of the title, wrapping under it when long.
@@ -267,6 +344,23 @@ pub fn render(c: &Chart) -> String {
             lx + 22.0,
             ly + 4.0,
             escape(&ser.name)
+        );
+        lx += width;
+    }
+    for m in c.marks.iter().filter(|m| !m.points.is_empty()) {
+        let width = 30.0 + 6.5 * m.name.chars().count() as f64;
+        if lx + width > W - RIGHT && lx > LEFT {
+            lx = LEFT;
+            ly += 13.0;
+        }
+        let _ = write!(
+            s,
+            r#"<circle cx="{:.1}" cy="{ly}" r="4" fill="none" stroke="{}" stroke-width="1.8"/><text x="{:.1}" y="{}" class="lg">{}</text>"#,
+            lx + 9.0,
+            m.color,
+            lx + 22.0,
+            ly + 4.0,
+            escape(&m.name)
         );
         lx += width;
     }
@@ -313,10 +407,52 @@ mod tests {
                 dashed: false,
             }],
             markers: vec![(5.0, "sample".into())],
+            ..Chart::default()
         });
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert!(svg.contains("TPS &lt;total&gt;") && svg.contains("a&amp;b"));
         assert!(svg.contains("<polyline") && svg.contains("class=\"mark\""));
         assert!(!svg.contains("href") && !svg.contains("http"));
+    }
+
+    #[test]
+    fn an_objective_is_a_level_the_answer_a_marker_and_marks_are_circled_in_range() {
+        let slo = SloResult {
+            p99_ms: 20.0,
+            max_rate: Some(812.4),
+            first_miss_rate: Some(900.0),
+        };
+        let (levels, markers) = slo_marks(&slo, "TPS");
+        assert_eq!(levels, vec![(20.0, "p99 objective 20 ms".to_string())]);
+        assert_eq!(
+            markers,
+            vec![(812.4, "max 812 TPS at p99 ≤ 20 ms".to_string())]
+        );
+        let none = slo_marks(
+            &SloResult {
+                max_rate: None,
+                ..slo
+            },
+            "IOPS",
+        );
+        assert!(none.1.is_empty(), "nothing met it: no answer to mark");
+        let svg = render(&Chart {
+            series: vec![Series {
+                name: "p99".into(),
+                points: vec![(100.0, 2.0), (500.0, 4.0), (900.0, 8.0)],
+                dashed: false,
+            }],
+            levels,
+            markers,
+            marks: vec![Marks::unsustainable(vec![(950.0, 60.0)])],
+            dots: true,
+            ..Chart::default()
+        });
+        assert_eq!(svg.matches("class=\"level\"").count(), 1);
+        assert_eq!(svg.matches("r=\"2.5\"").count(), 3, "a dot per point");
+        assert_eq!(svg.matches("r=\"5\" fill=\"none\"").count(), 1);
+        assert!(svg.contains("class=\"lg\">unsustainable</text>"));
+        // The y axis reaches the mark at 60 ms: a tick at 60.
+        assert!(svg.contains("class=\"yt\">60</text>"), "{svg}");
     }
 }
