@@ -104,7 +104,9 @@ impl CurveRun<'_> {
             };
             let point = self.point(kind, Some(pct), &targets, &m);
             driver.record(PointOutcome {
-                target_rate: rate,
+                // The instances' targets summed, as the point reports it: the SLO bracket
+                // then names a target a point ran at (no float drift from `rate`).
+                target_rate: point.total.target_tps.unwrap_or(rate),
                 achieved_rate: point.total.achieved_tps,
                 mean_ms: point.total.latency_ms.avg,
                 p99_ms: point.total.latency_ms.p99,

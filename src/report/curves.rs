@@ -251,7 +251,7 @@ pub fn point_line(p: &CurvePoint) -> String {
 pub fn slo_line(s: &SloResult) -> String {
     let max = s
         .max_rate
-        .map_or("none (no rate met it)".to_string(), |r| format!("{r:.1}"));
+        .map_or("none, no rate met it".to_string(), |r| format!("{r:.1}"));
     let miss = s
         .first_miss_rate
         .map_or("no rate tried missed it".to_string(), |r| {
