@@ -75,9 +75,12 @@ pub struct Chart {
     pub dots: bool,
 }
 
+/// A value on an axis with its label (markers, levels).
+pub type Labelled = (f64, String);
+
 /// A latency objective on a latency-vs-rate chart (y in ms): the target as a level and, when a
 /// rate met it, that rate as a marker — "max 812 TPS at p99 ≤ 20 ms" with `unit` "TPS".
-pub fn slo_marks(slo: &SloResult, unit: &str) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+pub fn slo_marks(slo: &SloResult, unit: &str) -> (Vec<Labelled>, Vec<Labelled>) {
     let level = vec![(slo.p99_ms, format!("p99 objective {} ms", slo.p99_ms))];
     let marker = slo
         .max_rate
