@@ -227,7 +227,8 @@ fn table(s: &mut String, points: &[CurvePoint], whos: &[Option<&str>]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::curves::{instance_slo, sample_curve};
+    use super::super::curves::instance_slo;
+    use super::super::curves_tests::sample_curve;
     use super::*;
 
     fn html(instances: &[&str]) -> String {

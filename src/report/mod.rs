@@ -10,6 +10,8 @@ mod compare_settings;
 pub mod compare_sweeps;
 pub mod compare_tpcc;
 pub mod curves;
+#[cfg(test)]
+mod curves_tests;
 pub mod host;
 pub mod html;
 mod html_curves;
