@@ -27,9 +27,10 @@
 //! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
 //!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
-//! - [`report`]: result.json, series.csv, sweeps.csv, summary.md, report.html (with its TPC-C
-//!   section), compare (md, html, json; TPC-C and sweep tables), TPC-C figures, live console,
-//!   host facts.
+//! - [`report`]: result.json, series.csv, sweeps.csv, curves.csv, summary.md, report.html
+//!   (with its TPC-C and load-curve sections; hand-written SVG charts in `svg`), compare (md,
+//!   html, json; TPC-C, load-curve and sweep tables; the settings that differ), TPC-C figures,
+//!   live console, host facts.
 
 pub mod cli;
 pub mod clients;

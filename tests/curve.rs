@@ -1,15 +1,14 @@
 //! Database load curves end to end on embedded SQLite through the CLI: `drivebench curve`
 //! runs the scenario's phases then the curve, and the run directory holds `curves[]` in
-//! result.json (valid against the committed schema), curves.csv and the summary.md section;
-//! a scenario without `[[curve]]` gets the default points; bad curve input exits 2.
+//! result.json (valid against the committed schema), curves.csv, the summary.md section and
+//! report.html's load-curve section (rendered in headless Chromium), all checked by
+//! `common::curve`; a scenario without `[[curve]]` gets the default points; bad curve input
+//! exits 2.
 
 mod common;
 
-use common::{read_json, root, run, text};
-
-fn f(v: &serde_json::Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
+use common::curve::check_curve_run;
+use common::{render_in_chromium, root, run, text};
 
 #[test]
 fn a_sqlite_curve_runs_its_points_and_reports_them_with_the_slo() {
@@ -34,48 +33,21 @@ fn a_sqlite_curve_runs_its_points_and_reports_them_with_the_slo() {
         text(&out.stderr),
         stdout
     );
-    let result = read_json(&out_dir.join("result.json"));
-    let schema = read_json(&root().join("schemas/json/result.schema.json"));
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&result)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
-
+    let result = check_curve_run(&out_dir, &[10.0, 50.0, 90.0], 20.0);
     let curve = &result["curves"][0];
-    let points = curve["points"].as_array().unwrap();
-    let kinds: Vec<&str> = points.iter().map(|p| p["kind"].as_str().unwrap()).collect();
     assert_eq!(
-        &kinds[..4],
-        &["max", "curve", "curve", "curve"],
-        "{kinds:?}"
+        curve["points"][1]["per_instance"][0]["instance"],
+        "sqlite-1"
     );
-    assert!(kinds[4..].iter().all(|k| *k == "slo"), "{kinds:?}");
-    let peak = f(&curve["peak_tps"]);
-    assert!(peak > 0.0);
-    assert_eq!(f(&points[0]["total"]["achieved_tps"]), peak);
-    for (p, pct) in points[1..4].iter().zip([10.0, 50.0, 90.0]) {
-        assert_eq!(f(&p["pct"]), pct);
-        let target = f(&p["total"]["target_tps"]);
-        assert!((target - peak * pct / 100.0).abs() < 1e-6 * peak, "{p}");
-        let achieved = f(&p["total"]["achieved_tps"]);
-        assert!(achieved > 0.0 && achieved < peak * 1.5, "{p}");
-        let lat = &p["total"]["latency_ms"];
-        assert!(f(&lat["p99"]) >= f(&lat["p50"]) && f(&lat["max"]) >= f(&lat["p99"]));
-        assert!(p["total"]["backlog"]["sustainable"].is_boolean());
-        assert_eq!(p["per_instance"][0]["instance"], "sqlite-1");
-    }
-    assert_eq!(f(&curve["slo"]["p99_ms"]), 20.0);
-    assert_eq!(curve["completed"], true);
-
-    let csv = std::fs::read_to_string(out_dir.join("curves.csv")).unwrap();
-    assert!(csv.starts_with("kind,pct,instance,"));
-    // a total and a per-instance row for each point
-    assert_eq!(csv.lines().count(), 1 + 2 * points.len(), "{csv}");
-    let summary = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
-    assert!(summary.contains("## Load curve"), "{summary}");
-    assert!(summary.contains("max TPS at p99 <= 20 ms"), "{summary}");
+    assert!(curve["points"][1]["total"]["backlog"]["sustainable"].is_boolean());
+    // --quiet still prints the answer.
+    let stderr = text(&out.stderr) + &stdout;
+    assert!(stderr.contains("max TPS at p99 <= 20 ms: "), "{stderr}");
+    let html = out_dir.join("report.html");
+    // The overview charts, the distribution of the recorded precondition, and the curve.
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(page.matches("<svg").count(), 4);
+    render_in_chromium(&html, tmp.path());
 }
 
 #[test]

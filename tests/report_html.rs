@@ -5,9 +5,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{read_json, run, run_quickstart, text, tpcc_sqlite_run};
+use common::{read_json, render_in_chromium, run, run_quickstart, text, tpcc_sqlite_run};
 
 fn quickstart_run(dir: &Path) -> std::path::PathBuf {
     let out_dir = dir.join("run");
@@ -52,58 +51,6 @@ fn the_quickstart_report_is_self_contained_and_regenerated_from_result_json() {
     assert_eq!(
         std::fs::read_to_string(out_dir.join("report.html")).unwrap(),
         html
-    );
-}
-
-fn chromium() -> Option<&'static str> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-}
-
-/// Render `page` in headless Chromium: no console messages, a screenshot of real size. Skips
-/// (outside CI) when there is no Chromium.
-fn render_in_chromium(page: &Path, dir: &Path) {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "CI must have chromium (.ci/run installs it)"
-        );
-        eprintln!("skipped: no chromium here (apt-get install -y chromium)");
-        return;
-    };
-    let shot = dir.join("report.png");
-    let profile = dir.join("profile");
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--window-size=1100,2400",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    let stderr = text(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let console: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
-        .collect();
-    assert!(console.is_empty(), "console messages: {console:?}");
-    let png = std::fs::read(&shot).unwrap();
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 20_000,
-        "{} bytes",
-        png.len()
     );
 }
 

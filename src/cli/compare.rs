@@ -1,5 +1,6 @@
-//! `drivebench compare RUN ...`: rank runs of the same workload (TPS, average and p99 latency),
-//! print the ranking and write compare.md, compare.html and compare.json.
+//! `drivebench compare RUN ...`: rank runs of the same workload (TPS, average and p99 latency;
+//! load curves by their SLO figure, I/O sweeps point by point), print the ranking and write
+//! compare.md, compare.html and compare.json.
 
 use std::path::{Path, PathBuf};
 

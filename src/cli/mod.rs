@@ -35,6 +35,11 @@ pub enum Command {
     /// Regenerate summary.md, report.html, series.csv and sweeps.csv of a run directory from its result.json.
     Report(report::Args),
     /// Rank runs of the same workload by TPS, average and p99 latency; write compare.{md,html,json}.
+    ///
+    /// Runs with load curves also get their peak TPS and "max TPS at p99 <= X ms" side by
+    /// side, ranked by that figure when all share the objective and the instance count (said
+    /// plainly when not), and in compare.html their p99-vs-TPS curves overlaid; runs with I/O
+    /// sweeps get the sweep points side by side.
     Compare(compare::Args),
     /// Run the TPC-C consistency checks again on a finished run's reachable instances.
     ///

@@ -22,7 +22,8 @@ use crate::metrics::summary::Summary;
 use crate::metrics::{InstanceRecorder, Recorded};
 use crate::report::RunDir;
 use crate::report::curves::{
-    CurvePoint, CurveReport, InstancePoint, PointFigures, PointKind, point_line, slo_line,
+    CurvePoint, CurveReport, InstancePoint, PointFigures, PointKind, instance_slo, point_line,
+    slo_line,
 };
 use crate::report::live::Console;
 use crate::report::result::RunReport;
@@ -75,6 +76,7 @@ impl CurveRun<'_> {
             peak_tps: peak,
             points: vec![max],
             slo: None,
+            slo_per_instance: Vec::new(),
             completed: false,
         });
         if let Err(e) = self.dir.write_result(self.report) {
@@ -102,7 +104,9 @@ impl CurveRun<'_> {
             };
             let point = self.point(kind, Some(pct), &targets, &m);
             driver.record(PointOutcome {
-                target_rate: rate,
+                // The instances' targets summed, as the point reports it: the SLO bracket
+                // then names a target a point ran at (no float drift from `rate`).
+                target_rate: point.total.target_tps.unwrap_or(rate),
                 achieved_rate: point.total.achieved_tps,
                 mean_ms: point.total.latency_ms.avg,
                 p99_ms: point.total.latency_ms.p99,
@@ -117,11 +121,17 @@ impl CurveRun<'_> {
         }
         let last = self.report.curves.len() - 1;
         let slo = driver.slo();
+        let report = &mut self.report.curves[last];
         if let Some(s) = &slo {
             self.console.always(&slo_line(s));
+            report.slo_per_instance = instance_slo(&report.points, s.p99_ms);
+            for i in &report.slo_per_instance {
+                self.console
+                    .always(&format!("  {}: {}", i.instance, slo_line(&i.slo)));
+            }
         }
-        self.report.curves[last].slo = slo;
-        self.report.curves[last].completed = true;
+        report.slo = slo;
+        report.completed = true;
         Ending::Complete
     }
 

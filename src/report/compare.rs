@@ -3,7 +3,8 @@
 //! `compare_tpcc` after — grouped by instance count, with each run's distance to the leader and
 //! whether its gap to the run ranked above it is more than noise (Welch's t-test on per-interval
 //! TPS, autocorrelation accounted for). Runs with I/O sweeps also get the sweep tables of
-//! `compare_sweeps`; a sweep-only run is listed there but not ranked.
+//! `compare_sweeps`; a sweep-only run is listed there but not ranked. Runs with load curves
+//! get `compare_curves`' peak and SLO figures side by side.
 
 use std::path::Path;
 
@@ -29,6 +30,9 @@ pub struct RunEntry {
     /// TPC-C runs: tpmC, NOPM, efficiency and per-kind p90/p99 of the compared phase.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tpcc: Option<super::compare_tpcc::TpccFigures>,
+    /// Its load curve's peak, SLO figure and points, when it ran one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub curve: Option<super::compare_curves::CurveFigures>,
     /// Whether the run has a recorded database phase and is ranked (a sweep-only run is not).
     pub ranked: bool,
     /// Total TPS per report interval of the phase (the samples of the significance test).
@@ -120,6 +124,9 @@ pub struct Comparison {
     pub groups: Vec<Group>,
     /// Per profile, the runs' sweep points side by side (empty when no run has sweeps).
     pub sweeps: Vec<super::compare_sweeps::SweepComparison>,
+    /// The runs' load-curve SLO figures ranked, or why not (absent when no run has a curve).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub curves: Option<super::compare_curves::CurveComparison>,
 }
 
 /// Significance threshold for "more than noise".
@@ -202,7 +209,7 @@ pub fn compare(
         }
         incomparable.push(why);
     }
-    let differences = differences(&db_runs);
+    let differences = super::compare_settings::differences(&db_runs);
     let mut entries: Vec<RunEntry> = Vec::new();
     for (label, source, r) in &runs {
         let phase = compared_phase(r);
@@ -231,6 +238,7 @@ pub fn compare(
             latency_avg_ms: phase.map_or(0.0, |p| p.summary.latency_ms.avg),
             latency_p99_ms: phase.map_or(0.0, |p| p.summary.latency_ms.p99),
             tpcc: phase.and_then(super::compare_tpcc::figures),
+            curve: super::compare_curves::figures(r),
             ranked: phase.is_some(),
             interval_tps: phase
                 .map(|p| p.total_tps().into_iter().map(|(_, tps)| tps).collect())
@@ -243,6 +251,7 @@ pub fn compare(
         .map(|(e, (_, _, r))| (e.label.clone(), r))
         .collect();
     let sweeps = super::compare_sweeps::build(&labelled);
+    let curves = super::compare_curves::build(&entries);
     let mut counts: Vec<usize> = entries
         .iter()
         .filter(|e| e.ranked)
@@ -278,11 +287,12 @@ pub fn compare(
         differences,
         groups,
         sweeps,
+        curves,
     })
 }
 
 /// Rank `members` by `value`; `test`: Welch's t-test on interval TPS against the run above.
-fn rank(
+pub(super) fn rank(
     members: &[&RunEntry],
     value: fn(&RunEntry) -> f64,
     higher_better: bool,
@@ -312,65 +322,6 @@ fn rank(
                 .flatten(),
         })
         .collect()
-}
-
-/// How one setting of a run reads.
-type Fact = fn(&RunReport) -> String;
-
-/// Settings that differ between runs, one line each ("clients: a = 8, b = 32").
-fn differences(runs: &[(Option<String>, String, RunReport)]) -> Vec<String> {
-    let facts: [(&str, Fact); 10] = [
-        ("clients per instance", |r| {
-            r.plan.workload.clients.to_string()
-        }),
-        ("rate", |r| match r.plan.workload.rate {
-            Some(rate) => format!("{rate}/s"),
-            None => "closed loop".into(),
-        }),
-        ("instances", |r| r.instances.len().to_string()),
-        ("engine", |r| {
-            let v: Vec<&str> = r.instances.iter().map(|i| i.version.as_str()).collect();
-            v.first().copied().unwrap_or("none").to_string()
-        }),
-        ("engine config", |r| {
-            serde_json::to_string(&r.plan.instances.first().map(|i| &i.config)).unwrap_or_default()
-        }),
-        ("phases", |r| {
-            let p: Vec<String> = r
-                .plan
-                .phases
-                .iter()
-                .map(|p| format!("{} {:.0}s", p.name, p.duration_ms as f64 / 1000.0))
-                .collect();
-            p.join(" + ")
-        }),
-        ("time scale", |r| r.plan.time_scale.to_string()),
-        ("rand_type", |r| match &r.plan.workload.sysbench {
-            Some(o) => o.rand_type.name().to_string(),
-            None => "-".into(),
-        }),
-        ("pacing", |r| match &r.plan.workload.tpcc {
-            Some(t) => t.pacing.name().to_string(),
-            None => "-".into(),
-        }),
-        ("terminals per warehouse", |r| match &r.plan.workload.tpcc {
-            Some(t) => t.terminals_per_warehouse.to_string(),
-            None => "-".into(),
-        }),
-    ];
-    let mut out = Vec::new();
-    for (name, fact) in facts {
-        let values: Vec<String> = runs.iter().map(|(_, _, r)| fact(r)).collect();
-        if values.iter().any(|v| *v != values[0]) {
-            let each: Vec<String> = runs
-                .iter()
-                .zip(&values)
-                .map(|((_, src, _), v)| format!("{src} = {v}"))
-                .collect();
-            out.push(format!("{name}: {}", each.join(", ")));
-        }
-    }
-    out
 }
 
 /// "p = 0.042", or "p < 0.001" for the tiny ones.

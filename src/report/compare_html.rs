@@ -1,6 +1,7 @@
-//! compare.html: the ranking tables (and a TPC-C run's figures per run and per kind), the sweep
-//! tables with the runs' curves overlaid, and every ranked run's TPS over its compared phase on
-//! one chart, self-contained like report.html.
+//! compare.html: the ranking tables (and a TPC-C run's figures per run and per kind), the load
+//! curves' SLO figures with the runs' p99-vs-TPS curves overlaid, the sweep tables with the
+//! runs' curves overlaid, and every ranked run's TPS over its compared phase on one chart,
+//! self-contained like report.html.
 
 use std::fmt::Write;
 
@@ -47,6 +48,7 @@ pub fn page(c: &Comparison) -> String {
         }
         super::compare_tpcc::html(&mut s, &g.members(&c.runs));
     }
+    super::compare_curves::html(&mut s, c);
     super::compare_sweeps::html(&mut s, &c.sweeps);
     let series: Vec<Series> = c
         .runs
@@ -75,6 +77,7 @@ pub fn page(c: &Comparison) -> String {
         y_scale: Scale::Linear,
         series,
         markers: Vec::new(),
+        ..Chart::default()
     }));
     let _ = write!(
         s,
@@ -83,7 +86,7 @@ pub fn page(c: &Comparison) -> String {
     s
 }
 
-fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
+pub(super) fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
     let sig = rows.iter().any(|r| r.vs_previous.is_some());
     let _ = write!(
         s,

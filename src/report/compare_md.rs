@@ -1,6 +1,6 @@
 //! compare.md (also printed): the runs, the settings that differ, and per instance count the
-//! ranking tables (and a TPC-C run's figures), then the sweep tables, in the same order as
-//! compare.html.
+//! ranking tables (and a TPC-C run's figures), then the load curves' SLO figures and the sweep
+//! tables, in the same order as compare.html.
 
 use std::fmt::Write;
 
@@ -39,6 +39,7 @@ pub fn page(c: &Comparison) -> String {
         }
         super::compare_tpcc::markdown(&mut s, &g.members(&c.runs));
     }
+    super::compare_curves::markdown(&mut s, c);
     super::compare_sweeps::markdown(&mut s, &c.sweeps);
     let _ = writeln!(
         s,
@@ -47,7 +48,7 @@ pub fn page(c: &Comparison) -> String {
     s
 }
 
-fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
+pub(super) fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
     let sig = rows.iter().any(|r| r.vs_previous.is_some());
     let _ = writeln!(s, "\n### {title}\n");
     let _ = writeln!(

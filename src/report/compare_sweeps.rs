@@ -186,6 +186,7 @@ pub fn html(s: &mut String, sweeps: &[SweepComparison]) {
                 y_scale: Scale::Linear,
                 series,
                 markers: Vec::new(),
+                ..Chart::default()
             }));
         }
     }

@@ -1,6 +1,7 @@
 //! Database load curves in the results: `curves[]` in result.json (the max run, each point and
-//! each SLO step, in total and per instance, with backlog figures and the SLO answer),
-//! curves.csv, the live line of a point, and the summary.md section.
+//! each SLO step, in total and per instance, with backlog figures, the SLO answer and, with
+//! more than one instance, each instance's SLO figure read off the points), curves.csv, the
+//! live line of a point, and the summary.md section.
 
 use std::fmt::Write;
 
@@ -18,10 +19,71 @@ pub struct CurveReport {
     pub peak_tps: f64,
     /// The max run, then curve points and SLO steps in the order they ran.
     pub points: Vec<CurvePoint>,
-    /// "max TPS at p99 <= X ms" over all instances, when the curve has an SLO.
+    /// "max TPS at p99 <= X ms" over all instances, when the curve has an SLO: the bisection
+    /// steered by the total (all instances' TPS summed, p99 of the merged histograms).
     pub slo: Option<SloResult>,
+    /// Each instance's own figure when the curve ran on more than one instance and has an SLO
+    /// (empty otherwise: one instance's figure is the total). No search of its own: it is read
+    /// off the points and SLO steps that ran, as `InstanceSlo` describes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slo_per_instance: Vec<InstanceSlo>,
     /// True when every planned point ran (stop_at_p99 may end it early and still complete).
     pub completed: bool,
+}
+
+/// One instance's SLO figure, read off the curve's points and SLO steps (the max run left
+/// out, as in the total's search): every instance ran each of them at the same percentage of
+/// its own peak, so the figure is only as fine as the rates that ran for the total.
+/// `max_rate` is the instance's highest achieved TPS at a point where its own p99 (from the
+/// intended start) stayed within `p99_ms` and it kept up with its schedule; `first_miss_rate`
+/// is its lowest target TPS that missed (p99 over the objective or not kept up) above the
+/// highest target it met — the total's bracket, applied to the instance's own figures. Those
+/// two points are the figure's confidence: the instance's limit lies between them.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct InstanceSlo {
+    pub instance: String,
+    #[serde(flatten)]
+    pub slo: SloResult,
+}
+
+/// The per-instance SLO figures of `points` for objective `p99_ms` (empty with one instance).
+pub fn instance_slo(points: &[CurvePoint], p99_ms: f64) -> Vec<InstanceSlo> {
+    let names: Vec<&str> = points
+        .first()
+        .map(|p| p.per_instance.iter().map(|i| i.instance.as_str()).collect())
+        .unwrap_or_default();
+    if names.len() < 2 {
+        return Vec::new();
+    }
+    let meets = |f: &PointFigures| f.sustainable && f.latency_ms.p99 <= p99_ms;
+    names
+        .into_iter()
+        .map(|name| {
+            let figures: Vec<&PointFigures> = points
+                .iter()
+                .filter(|p| p.kind != PointKind::Max)
+                .filter_map(|p| p.per_instance.iter().find(|i| i.instance == name))
+                .map(|i| &i.figures)
+                .collect();
+            let met: Vec<&&PointFigures> = figures.iter().filter(|f| meets(f)).collect();
+            let max_rate = met.iter().map(|f| f.achieved_tps).max_by(f64::total_cmp);
+            let met_target = met.iter().filter_map(|f| f.target_tps).fold(0.0, f64::max);
+            let first_miss = figures
+                .iter()
+                .filter(|f| !meets(f))
+                .filter_map(|f| f.target_tps)
+                .filter(|t| *t > met_target)
+                .min_by(f64::total_cmp);
+            InstanceSlo {
+                instance: name.to_string(),
+                slo: SloResult {
+                    p99_ms,
+                    max_rate,
+                    first_miss_rate: first_miss,
+                },
+            }
+        })
+        .collect()
 }
 
 /// What a point is.
@@ -83,6 +145,29 @@ pub struct CurvePoint {
     /// every instance was.
     pub total: PointFigures,
     pub per_instance: Vec<InstancePoint>,
+}
+
+impl CurvePoint {
+    /// The point's name in tables: "max", "50 %", "SLO 72.5 %".
+    pub fn label(&self) -> String {
+        match (self.kind, self.pct) {
+            (PointKind::Max, _) => "max".to_string(),
+            (PointKind::Curve, Some(pct)) => format!("{pct} %"),
+            (_, pct) => format!("SLO {:.1} %", pct.unwrap_or(0.0)),
+        }
+    }
+
+    /// The figures of the total (None) or of one instance.
+    pub fn figures(&self, instance: Option<&str>) -> Option<&PointFigures> {
+        match instance {
+            None => Some(&self.total),
+            Some(name) => self
+                .per_instance
+                .iter()
+                .find(|i| i.instance == name)
+                .map(|i| &i.figures),
+        }
+    }
 }
 
 pub const CSV_HEADER: &str = "kind,pct,instance,seconds,target_tps,achieved_tps,transactions,avg_ms,p50_ms,p95_ms,p99_ms,max_ms,service_avg_ms,service_p99_ms,errors,start_lag_first_ms,start_lag_last_ms,behind_at_end,shortfall_pct,sustainable";
@@ -166,7 +251,7 @@ pub fn point_line(p: &CurvePoint) -> String {
 pub fn slo_line(s: &SloResult) -> String {
     let max = s
         .max_rate
-        .map_or("none (no rate met it)".to_string(), |r| format!("{r:.1}"));
+        .map_or("none, no rate met it".to_string(), |r| format!("{r:.1}"));
     let miss = s
         .first_miss_rate
         .map_or("no rate tried missed it".to_string(), |r| {
@@ -194,11 +279,7 @@ pub fn markdown(s: &mut String, curves: &[CurveReport]) {
         );
         for p in &c.points {
             let f = &p.total;
-            let point = match (p.kind, p.pct) {
-                (PointKind::Max, _) => "max".to_string(),
-                (PointKind::Curve, Some(pct)) => format!("{pct} %"),
-                (_, pct) => format!("SLO {:.1} %", pct.unwrap_or(0.0)),
-            };
+            let point = p.label();
             let _ = writeln!(
                 s,
                 "| {point} | {} | {:.1} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} |",
@@ -221,6 +302,15 @@ pub fn markdown(s: &mut String, curves: &[CurveReport]) {
         }
         if let Some(slo) = &c.slo {
             let _ = writeln!(s, "\n{}", slo_line(slo));
+        }
+        if !c.slo_per_instance.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nPer instance, read off the points above (no search of its own):\n"
+            );
+        }
+        for i in &c.slo_per_instance {
+            let _ = writeln!(s, "- {}: {}", i.instance, slo_line(&i.slo));
         }
     }
 }

@@ -1,7 +1,8 @@
 //! report.html: one self-contained page per run, from result.json only — header (scenario,
 //! drive, host, engines, status), summary tables, TPS and latency over time with the phase
 //! boundaries, the latency percentile distribution of each recorded phase, loads, warnings and
-//! the resolved plan; for a TPC-C run the section `html_tpcc` writes. Inline CSS and SVG;
+//! the resolved plan; for a TPC-C run the section `html_tpcc` writes, for a load curve the one
+//! `html_curves` writes. Inline CSS and SVG;
 //! nothing is fetched, nothing runs.
 
 use std::fmt::Write;
@@ -22,6 +23,7 @@ dl{display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:8px 0
 .chart text{font-size:11px;fill:#333}.ct{font-size:13px!important;font-weight:600}\
 .yt{text-anchor:end}.xt,.xl{text-anchor:middle}.yl{text-anchor:middle}\
 .grid{stroke:#e5e5e5}.mark{stroke:#888;stroke-dasharray:3 3}.mt{fill:#666!important}\
+.level{stroke:#c00000;stroke-dasharray:2 3}.lt{text-anchor:end;fill:#c00000!important}\
 .warn{color:#8a5a00}.fail{color:#a33;font-weight:600}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}\
 @media print{.chart{page-break-inside:avoid}}";
 
@@ -45,6 +47,7 @@ pub fn page(r: &RunReport) -> String {
     for phase in r.phases.iter().filter(|p| p.recorded) {
         distribution(&mut s, phase);
     }
+    super::html_curves::section(&mut s, &r.curves);
     super::sweeps::html(&mut s, &r.sweeps);
     loads_and_warnings(&mut s, r);
     let plan = serde_json::to_string_pretty(&r.plan).unwrap_or_default();
@@ -219,6 +222,7 @@ fn over_time(s: &mut String, r: &RunReport) {
         y_scale: Scale::Linear,
         series,
         markers: markers.clone(),
+        ..Chart::default()
     };
     s.push_str("<h2>Over time</h2>");
     s.push_str(&render(&chart("Transactions per second", "TPS", tps)));
@@ -269,6 +273,7 @@ fn distribution(s: &mut String, ph: &PhaseReport) {
             dashed: false,
         }],
         markers: Vec::new(),
+        ..Chart::default()
     };
     s.push_str(&render(&chart));
 }

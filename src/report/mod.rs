@@ -3,13 +3,18 @@
 //! charts, self-contained), and the live console.
 
 pub mod compare;
+pub mod compare_curves;
 mod compare_html;
 mod compare_md;
+mod compare_settings;
 pub mod compare_sweeps;
 pub mod compare_tpcc;
 pub mod curves;
+#[cfg(test)]
+mod curves_tests;
 pub mod host;
 pub mod html;
+mod html_curves;
 mod html_tpcc;
 pub mod live;
 pub mod markdown;

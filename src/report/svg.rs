@@ -1,12 +1,18 @@
 //! Hand-written SVG line charts for the HTML reports: several series, linear or logarithmic
 //! axes (and the "nines" axis of percentile plots), labelled vertical markers for phase
-//! boundaries, a legend. Self-contained markup: no scripts, no fonts, no external resources.
+//! boundaries, labelled horizontal levels, hollow marks over chosen points, a legend; and the
+//! pieces every load-curve chart shares (I/O sweeps, database curves, compare): the latency
+//! objective as a level, the highest rate that met it as a marker, unsustainable points as
+//! marks. Self-contained markup: no scripts, no fonts, no external resources.
 
 use std::fmt::Write;
 
+use crate::protocol::curve::SloResult;
+
 /// How values map onto an axis.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Scale {
+    #[default]
     Linear,
     /// Powers of ten; values ≤ 0 are left out.
     Log10,
@@ -31,7 +37,27 @@ pub struct Series {
     pub dashed: bool,
 }
 
+/// Points drawn as hollow circles over the series (e.g. points that could not keep up), with
+/// one legend entry.
 #[derive(Debug, Clone)]
+pub struct Marks {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+    pub color: &'static str,
+}
+
+impl Marks {
+    /// Load-curve points that did not keep up with their schedule.
+    pub fn unsustainable(points: Vec<(f64, f64)>) -> Self {
+        Marks {
+            name: "unsustainable".into(),
+            points,
+            color: "#c00000",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
 pub struct Chart {
     pub title: String,
     pub x_label: String,
@@ -41,6 +67,27 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// Vertical lines at these x values, with a label each.
     pub markers: Vec<(f64, String)>,
+    /// Horizontal lines at these y values, with a label each (the y axis reaches them).
+    pub levels: Vec<(f64, String)>,
+    /// Hollow marks over the series.
+    pub marks: Vec<Marks>,
+    /// A dot at every point of every series (measured points of a curve).
+    pub dots: bool,
+}
+
+/// A value on an axis with its label (markers, levels).
+pub type Labelled = (f64, String);
+
+/// A latency objective on a latency-vs-rate chart (y in ms): the target as a level and, when a
+/// rate met it, that rate as a marker — "max 812 TPS at p99 ≤ 20 ms" with `unit` "TPS".
+pub fn slo_marks(slo: &SloResult, unit: &str) -> (Vec<Labelled>, Vec<Labelled>) {
+    let level = vec![(slo.p99_ms, format!("p99 objective {} ms", slo.p99_ms))];
+    let marker = slo
+        .max_rate
+        .map(|r| (r, format!("max {r:.0} {unit} at p99 ≤ {} ms", slo.p99_ms)))
+        .into_iter()
+        .collect();
+    (level, marker)
 }
 
 const W: f64 = 760.0;
@@ -154,12 +201,15 @@ pub fn render(c: &Chart) -> String {
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
+        .chain(c.marks.iter().flat_map(|m| m.points.iter().map(|p| p.0)))
         .chain(c.markers.iter().map(|m| m.0))
         .collect();
     let ys: Vec<f64> = c
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(c.marks.iter().flat_map(|m| m.points.iter().map(|p| p.1)))
+        .chain(c.levels.iter().map(|l| l.0))
         .collect();
     let (x0, x1, xticks) = axis(c.x_scale, &xs, false);
     let (y0, y1, yticks) = axis(c.y_scale, &ys, true);
@@ -211,12 +261,31 @@ pub fn render(c: &Chart) -> String {
     for (x, label) in &c.markers {
         if let Some(m) = c.x_scale.map(*x) {
             let x = px(m);
+            // A label past the middle of a wide chart reads leftwards, so it stays inside.
+            let long = 6.0 * label.chars().count() as f64;
+            let (tx, anchor) = if x + 3.0 + long > W - RIGHT {
+                (x - 3.0, r#" style="text-anchor:end""#)
+            } else {
+                (x + 3.0, "")
+            };
             let _ = write!(
                 s,
-                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="mark"/><text x="{:.1}" y="{}" class="mt">{}</text>"#,
+                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="mark"/><text x="{tx:.1}" y="{}" class="mt"{anchor}>{}</text>"#,
                 TOP + ph,
-                x + 3.0,
                 TOP + 10.0,
+                escape(label)
+            );
+        }
+    }
+    for (y, label) in &c.levels {
+        if let Some(m) = c.y_scale.map(*y) {
+            let y = py(m);
+            let _ = write!(
+                s,
+                r#"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" class="level"/><text x="{}" y="{:.1}" class="lt">{}</text>"#,
+                W - RIGHT,
+                W - RIGHT - 3.0,
+                y - 4.0,
                 escape(label)
             );
         }
@@ -235,13 +304,24 @@ pub fn render(c: &Chart) -> String {
             r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
             pts.join(" ")
         );
-        if pts.len() == 1 {
-            let _ = write!(
-                s,
-                r#"<circle cx="{}" cy="{}" r="3" fill="{color}"/>"#,
-                pts[0].split(',').next().unwrap_or("0"),
-                pts[0].split(',').nth(1).unwrap_or("0")
-            );
+        if pts.len() == 1 || c.dots {
+            for p in &pts {
+                let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
+                let _ = write!(s, r#"<circle cx="{x}" cy="{y}" r="2.5" fill="{color}"/>"#);
+            }
+        }
+    }
+    for m in &c.marks {
+        for (x, y) in &m.points {
+            if let (Some(x), Some(y)) = (c.x_scale.map(*x), c.y_scale.map(*y)) {
+                let _ = write!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="none" stroke="{}" stroke-width="1.8"/>"#,
+                    px(x),
+                    py(y),
+                    m.color
+                );
+            }
         }
     }
     // Legend: one row above the plot, right of the title, wrapping under it when long.
@@ -270,53 +350,27 @@ pub fn render(c: &Chart) -> String {
         );
         lx += width;
     }
+    for m in c.marks.iter().filter(|m| !m.points.is_empty()) {
+        let width = 30.0 + 6.5 * m.name.chars().count() as f64;
+        if lx + width > W - RIGHT && lx > LEFT {
+            lx = LEFT;
+            ly += 13.0;
+        }
+        let _ = write!(
+            s,
+            r#"<circle cx="{:.1}" cy="{ly}" r="4" fill="none" stroke="{}" stroke-width="1.8"/><text x="{:.1}" y="{}" class="lg">{}</text>"#,
+            lx + 9.0,
+            m.color,
+            lx + 22.0,
+            ly + 4.0,
+            escape(&m.name)
+        );
+        lx += width;
+    }
     s.push_str("</svg>");
     s
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ticks_are_round_and_cover_the_range() {
-        assert_eq!(
-            linear_ticks(0.0, 4130.0),
-            vec![0.0, 1000.0, 2000.0, 3000.0, 4000.0]
-        );
-        let small: Vec<String> = linear_ticks(0.0, 0.9).into_iter().map(tick_label).collect();
-        assert_eq!(small, ["0", "0.2", "0.4", "0.6", "0.8"]);
-        assert_eq!(tick_label(25_000.0), "25k");
-        assert_eq!(tick_label(0.25), "0.25");
-    }
-
-    #[test]
-    fn the_nines_axis_spaces_90_99_and_99_9_evenly() {
-        let at = |p| Scale::Nines.map(p).unwrap();
-        assert!((at(90.0) - 1.0).abs() < 1e-9 && (at(99.0) - 2.0).abs() < 1e-9);
-        assert!((at(99.9) - 3.0).abs() < 1e-6);
-        assert_eq!(Scale::Nines.map(100.0), None);
-        assert_eq!(Scale::Log10.map(0.0), None);
-    }
-
-    #[test]
-    fn a_chart_is_self_contained_svg_with_escaped_text() {
-        let svg = render(&Chart {
-            title: "TPS <total>".into(),
-            x_label: "s".into(),
-            y_label: "tx/s".into(),
-            x_scale: Scale::Linear,
-            y_scale: Scale::Linear,
-            series: vec![Series {
-                name: "a&b".into(),
-                points: vec![(0.0, 1.0), (10.0, 3.0)],
-                dashed: false,
-            }],
-            markers: vec![(5.0, "sample".into())],
-        });
-        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
-        assert!(svg.contains("TPS &lt;total&gt;") && svg.contains("a&amp;b"));
-        assert!(svg.contains("<polyline") && svg.contains("class=\"mark\""));
-        assert!(!svg.contains("href") && !svg.contains("http"));
-    }
-}
+#[path = "svg_tests.rs"]
+mod tests;

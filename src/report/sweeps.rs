@@ -1,13 +1,14 @@
 //! Sweep results as result.json carries them (`sweeps[]`), as sweeps.csv rows (one per point,
 //! vdbench-flatfile-like columns), as report.html sections (a latency-vs-IOPS chart per
-//! profile and its table) and as summary.md tables.
+//! profile, with its latency objective and unsustainable points marked, and its table) and as
+//! summary.md tables.
 
 use std::fmt::Write;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::svg::{Chart, Scale, Series, escape, render};
+use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
 use crate::io::sweep::{PointKind, SteadyReport, SweepResult};
 use crate::protocol::curve::SloResult;
 
@@ -290,6 +291,16 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
                 ""
             }
         );
+        let (levels, markers) = w
+            .slo
+            .as_ref()
+            .map(|slo| slo_marks(slo, "IOPS"))
+            .unwrap_or_default();
+        let unsustainable = curve
+            .iter()
+            .filter(|p| !p.sustainable)
+            .map(|p| (p.iops, p.latency_us.p99 / 1000.0))
+            .collect();
         s.push_str(&render(&Chart {
             title: format!("{}: latency vs IOPS", w.profile),
             x_label: "IOPS achieved".into(),
@@ -300,7 +311,10 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
                 line("avg", |p| p.latency_us.avg, false),
                 line("p99", |p| p.latency_us.p99, true),
             ],
-            markers: Vec::new(),
+            markers,
+            levels,
+            marks: vec![Marks::unsustainable(unsustainable)],
+            dots: true,
         }));
         s.push_str("<table><tr><th>point</th><th>target IOPS</th><th>IOPS</th><th>MiB/s</th><th>MB/s</th><th>avg µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>outstanding (Little)</th><th>CPU %</th><th>sustained</th></tr>");
         for p in &w.points {

@@ -1,7 +1,9 @@
-//! Helpers shared by the integration tests: the built binary, a scratch directory, and one
-//! TPC-C warehouse loaded and checked (`tpcc`).
+//! Helpers shared by the integration tests: the built binary, a scratch directory, rendering a
+//! report in headless Chromium, one TPC-C warehouse loaded and checked (`tpcc`), and what a
+//! load-curve run directory must hold (`curve`).
 #![allow(dead_code)]
 
+pub mod curve;
 pub mod tpcc;
 
 use std::path::{Path, PathBuf};
@@ -203,5 +205,57 @@ pub fn validate(schema_file: &str, instance: &serde_json::Value) {
         errors.is_empty(),
         "does not match {schema_file}:\n{}",
         errors.join("\n")
+    );
+}
+
+fn chromium() -> Option<&'static str> {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+}
+
+/// Render `page` in headless Chromium: no console messages, a screenshot of real size. Skips
+/// (outside CI) when there is no Chromium.
+pub fn render_in_chromium(page: &Path, dir: &Path) {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI must have chromium (.ci/run installs it)"
+        );
+        eprintln!("skipped: no chromium here (apt-get install -y chromium)");
+        return;
+    };
+    let shot = dir.join("report.png");
+    let profile = dir.join("profile");
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1100,2400",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let console: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "{} bytes",
+        png.len()
     );
 }

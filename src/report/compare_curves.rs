@@ -1,0 +1,261 @@
+//! compare's load-curve section, present when a run has a `[[curve]]`: per run its peak TPS
+//! (the closed-loop max run) and its SLO figure ("max TPS at p99 ≤ 20 ms") side by side,
+//! ranked by that figure when every run has one under the same objective and the same number
+//! of instances — otherwise the section says plainly why the figures are not ranked; and in
+//! compare.html the runs' p99-vs-TPS curves overlaid with the shared objective.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::compare::{Comparison, Ranked};
+use super::compare::{RunEntry, rank};
+use super::curves::PointKind;
+use super::result::RunReport;
+use super::svg::{Chart, Marks, Scale, Series, escape, render};
+use crate::protocol::curve::SloResult;
+
+/// One measured point of a run's curve (total over its instances).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CurveCell {
+    pub tps: f64,
+    /// From the intended start.
+    pub p99_ms: f64,
+    pub sustainable: bool,
+}
+
+/// A run's curve as compared: its first `curves[]` entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurveFigures {
+    pub peak_tps: f64,
+    pub slo: Option<SloResult>,
+    /// Curve points and SLO steps (not the max run), in order of achieved TPS.
+    pub points: Vec<CurveCell>,
+}
+
+/// The runs' SLO figures against each other.
+#[derive(Debug, Clone, Serialize)]
+pub struct CurveComparison {
+    /// The objective (p99, ms) when every run's curve has the same one.
+    pub slo_p99_ms: Option<f64>,
+    /// By max TPS within the objective, higher is better (a run where no rate met it counts
+    /// as 0); empty when not ranked.
+    pub ranking: Vec<Ranked>,
+    /// Why the figures are not ranked, when they are not.
+    pub not_ranked: Option<String>,
+}
+
+/// The curve figures of `r`, when it ran a curve.
+pub fn figures(r: &RunReport) -> Option<CurveFigures> {
+    let c = r.curves.first()?;
+    let mut points: Vec<CurveCell> = c
+        .points
+        .iter()
+        .filter(|p| p.kind != PointKind::Max)
+        .map(|p| CurveCell {
+            tps: p.total.achieved_tps,
+            p99_ms: p.total.latency_ms.p99,
+            sustainable: p.total.sustainable,
+        })
+        .collect();
+    points.sort_by(|a, b| a.tps.total_cmp(&b.tps));
+    Some(CurveFigures {
+        peak_tps: c.peak_tps,
+        slo: c.slo,
+        points,
+    })
+}
+
+fn slo_figure(e: &RunEntry) -> f64 {
+    e.curve
+        .as_ref()
+        .and_then(|c| c.slo)
+        .and_then(|s| s.max_rate)
+        .unwrap_or(0.0)
+}
+
+/// The comparison of the runs' SLO figures; None when no run has a curve.
+pub fn build(runs: &[RunEntry]) -> Option<CurveComparison> {
+    if runs.iter().all(|e| e.curve.is_none()) {
+        return None;
+    }
+    let list = |f: &dyn Fn(&RunEntry) -> String| {
+        runs.iter()
+            .map(|e| format!("{}: {}", e.label, f(e)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let without = |f: &dyn Fn(&CurveFigures) -> bool| -> Vec<&str> {
+        runs.iter()
+            .filter(|e| !e.curve.as_ref().is_some_and(f))
+            .map(|e| e.label.as_str())
+            .collect()
+    };
+    let targets: Vec<Option<f64>> = runs
+        .iter()
+        .map(|e| e.curve.as_ref().and_then(|c| c.slo).map(|s| s.p99_ms))
+        .collect();
+    let no_curve = without(&|_| true);
+    let no_slo = without(&|c| c.slo.is_some());
+    let not_ranked = if !no_curve.is_empty() {
+        Some(format!("{} ran no load curve", no_curve.join(", ")))
+    } else if !no_slo.is_empty() {
+        Some(format!("the curve of {} has no SLO", no_slo.join(", ")))
+    } else if targets.iter().any(|t| *t != targets[0]) {
+        Some(format!(
+            "the SLO targets differ ({}); a rate within one objective says nothing about another",
+            list(&|e| format!("p99 <= {} ms", targets_of(e)))
+        ))
+    } else if runs.iter().any(|e| e.instances != runs[0].instances) {
+        Some(format!(
+            "the runs have different instance counts ({}), so their total TPS are not comparable",
+            list(&|e| e.instances.to_string())
+        ))
+    } else {
+        None
+    };
+    let members: Vec<&RunEntry> = runs.iter().collect();
+    Some(CurveComparison {
+        slo_p99_ms: if not_ranked.is_none() {
+            targets[0]
+        } else {
+            None
+        },
+        ranking: if not_ranked.is_none() {
+            rank(&members, slo_figure, true, false)
+        } else {
+            Vec::new()
+        },
+        not_ranked,
+    })
+}
+
+fn targets_of(e: &RunEntry) -> f64 {
+    e.curve
+        .as_ref()
+        .and_then(|c| c.slo)
+        .map_or(0.0, |s| s.p99_ms)
+}
+
+/// The side-by-side rows: run, instances, peak TPS, SLO, max TPS within it, lowest target
+/// that missed ("-" where a run has no curve or no SLO).
+fn rows(c: &Comparison) -> Vec<[String; 6]> {
+    let opt = |v: Option<f64>, none: &str| v.map_or(none.to_string(), |v| format!("{v:.1}"));
+    c.runs
+        .iter()
+        .map(|e| {
+            let f = e.curve.as_ref();
+            let slo = f.and_then(|f| f.slo);
+            [
+                e.label.clone(),
+                e.instances.to_string(),
+                opt(f.map(|f| f.peak_tps), "no curve"),
+                slo.map_or("-".into(), |s| format!("p99 <= {} ms", s.p99_ms)),
+                slo.map_or("-".into(), |s| opt(s.max_rate, "none")),
+                slo.map_or("-".into(), |s| opt(s.first_miss_rate, "none missed")),
+            ]
+        })
+        .collect()
+}
+
+/// The table's heads; the figure's names its objective when the runs share one.
+fn heads(p99_ms: Option<f64>) -> [String; 6] {
+    [
+        "run".into(),
+        "instances".into(),
+        "peak TPS (closed loop)".into(),
+        "SLO".into(),
+        p99_ms.map_or("max TPS within it".into(), |t| {
+            format!("max TPS at p99 <= {t} ms")
+        }),
+        "lowest target that missed".into(),
+    ]
+}
+
+/// The ranking's title, with `le` for "less than or equal" ("<=" in markdown, "≤" in HTML).
+fn ranking_title(p99_ms: Option<f64>, le: &str) -> String {
+    format!(
+        "Max TPS at p99 {le} {} ms (higher is better)",
+        p99_ms.unwrap_or_default()
+    )
+}
+
+/// compare.md's load-curve section.
+pub fn markdown(s: &mut String, c: &Comparison) {
+    let Some(cc) = &c.curves else { return };
+    let _ = writeln!(
+        s,
+        "\n## Load curves\n\n| {} |\n|---|---:|---:|---|---:|---:|",
+        heads(cc.slo_p99_ms).join(" | ")
+    );
+    for row in rows(c) {
+        let _ = writeln!(s, "| {} |", row.join(" | "));
+    }
+    match &cc.not_ranked {
+        Some(why) => {
+            let _ = writeln!(s, "\nSLO figures not ranked: {why}.");
+        }
+        None => super::compare_md::table(s, &ranking_title(cc.slo_p99_ms, "<="), &cc.ranking, 1),
+    }
+}
+
+/// compare.html's load-curve section: the table, the ranking or why not, the overlay.
+pub fn html(s: &mut String, c: &Comparison) {
+    let Some(cc) = &c.curves else { return };
+    s.push_str("<h2>Load curves</h2><table><tr>");
+    for h in heads(cc.slo_p99_ms) {
+        let _ = write!(s, "<th>{}</th>", escape(&h.replace("<=", "≤")));
+    }
+    s.push_str("</tr>");
+    for row in rows(c) {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|x| format!("<td>{}</td>", escape(&x.replace("<=", "≤"))))
+            .collect();
+        let _ = write!(s, "<tr>{}</tr>", cells.concat());
+    }
+    s.push_str("</table>");
+    match &cc.not_ranked {
+        Some(why) => {
+            let _ = write!(
+                s,
+                "<p class=\"warn\">SLO figures not ranked: {}.</p>",
+                escape(&why.replace("<=", "≤"))
+            );
+        }
+        None => super::compare_html::table(s, &ranking_title(cc.slo_p99_ms, "≤"), &cc.ranking, 1),
+    }
+    let curves: Vec<(&str, &CurveFigures)> = c
+        .runs
+        .iter()
+        .filter_map(|e| e.curve.as_ref().map(|f| (e.label.as_str(), f)))
+        .collect();
+    let unsustainable = curves
+        .iter()
+        .flat_map(|(_, f)| f.points.iter().filter(|p| !p.sustainable))
+        .map(|p| (p.tps, p.p99_ms))
+        .collect();
+    s.push_str(&render(&Chart {
+        title: "Load curves: p99 latency vs TPS".into(),
+        x_label: "TPS achieved (all instances of a run)".into(),
+        y_label: "p99 ms from the intended start".into(),
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        series: curves
+            .iter()
+            .map(|(label, f)| Series {
+                name: label.to_string(),
+                points: f.points.iter().map(|p| (p.tps, p.p99_ms)).collect(),
+                dashed: false,
+            })
+            .collect(),
+        levels: cc
+            .slo_p99_ms
+            .map(|t| (t, format!("p99 objective {t} ms")))
+            .into_iter()
+            .collect(),
+        marks: vec![Marks::unsustainable(unsustainable)],
+        dots: true,
+        ..Chart::default()
+    }));
+}
