@@ -29,6 +29,10 @@ pub fn plan(args: Args) -> Result<i32, CliError> {
         return Ok(EXIT_OK);
     }
     print!("{}", render(&plan, &preflight::check(&plan)));
+    // The plan is valid, but this host cannot run it: exit 2, as `run` would.
+    if let Some(missing) = preflight::missing_server(&plan) {
+        return Err(CliError::Invalid(missing));
+    }
     Ok(EXIT_OK)
 }
 

@@ -69,9 +69,9 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let ending = match plan.instances.first().map(|i| i.engine) {
         None => Ending::Failed("no instances".into()),
         Some(EngineKind::Sqlite) => run_sqlite(plan, ctx).await,
-        Some(EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres) => {
-            servers::run(plan, ctx).await
-        }
+        Some(
+            EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres | EngineKind::Mssql,
+        ) => servers::run(plan, ctx).await,
     };
     match ending {
         // The engines are stopped by now: the sweeps have the drive to themselves.

@@ -51,6 +51,8 @@ pub enum EngineKind {
     Mysql,
     /// PostgreSQL server, private on the target or external.
     Postgres,
+    /// Microsoft SQL Server (sqlservr on Linux), private on the target or external.
+    Mssql,
 }
 
 impl EngineKind {
@@ -60,6 +62,7 @@ impl EngineKind {
             EngineKind::Mariadb => "mariadb",
             EngineKind::Mysql => "mysql",
             EngineKind::Postgres => "postgres",
+            EngineKind::Mssql => "mssql",
         }
     }
 

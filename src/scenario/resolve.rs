@@ -268,6 +268,10 @@ fn check_provision(
                 ));
             };
             check_url(url, scheme, &k.key("url"))?;
+            if s.engine == EngineKind::Mssql {
+                crate::engine::mssql::MssqlUrl::parse(url)
+                    .map_err(|m| Invalid::new(k.key("url"), m))?;
+            }
             if count > 1 {
                 return Err(Invalid::new(
                     k.key("count"),
@@ -288,6 +292,7 @@ fn check_provision(
 fn url_scheme(engine: EngineKind) -> &'static str {
     match engine {
         EngineKind::Postgres => "postgres",
+        EngineKind::Mssql => "mssql",
         _ => "mysql",
     }
 }

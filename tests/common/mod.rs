@@ -2,6 +2,7 @@
 //! TPC-C warehouse loaded and checked (`tpcc`).
 #![allow(dead_code)]
 
+pub mod mssql;
 pub mod tpcc;
 
 use std::path::{Path, PathBuf};
