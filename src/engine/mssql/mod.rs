@@ -89,6 +89,75 @@ pub async fn run_batch(url: &MssqlUrl, password: &str, sql: &str) -> Result<(), 
     Ok(())
 }
 
+/// What `plan` learns from an external server without changing it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerFacts {
+    pub version: String,
+    pub database: String,
+    pub database_exists: bool,
+    pub max_server_memory_mb: Option<u64>,
+    /// 0 = the maximum (32,767).
+    pub user_connections: Option<u64>,
+    /// Worker threads the server runs (`max_workers_count`).
+    pub max_workers: Option<u64>,
+}
+
+/// One read-only login to `master`: settings, worker threads, whether the database exists.
+pub async fn probe(
+    url: &str,
+    password: Option<&str>,
+    config: &MssqlConfig,
+) -> Result<ServerFacts, EngineError> {
+    let url = MssqlUrl::parse(url).map_err(|m| EngineError::fatal("URL", m))?;
+    let mut c = open(url.config("master", password, config.command_timeout())).await?;
+    let number = |v: Option<Value>| {
+        v.and_then(|v| v.as_i64())
+            .and_then(|n| u64::try_from(n).ok())
+    };
+    let setting = |name: &str| {
+        format!("SELECT CAST(value_in_use AS BIGINT) FROM sys.configurations WHERE name = '{name}'")
+    };
+    let exists = scalar(
+        &mut c,
+        &format!(
+            "SELECT COUNT(*) FROM sys.databases WHERE name = N'{}'",
+            url.database
+        ),
+    )
+    .await?;
+    let facts = ServerFacts {
+        version: scalar(&mut c, "SELECT @@VERSION")
+            .await?
+            .map(|v| match v {
+                Value::Text(t) => t.lines().next().unwrap_or("").trim().to_string(),
+                other => format!("{other:?}"),
+            })
+            .unwrap_or_default(),
+        database: url.database.clone(),
+        database_exists: number(exists).unwrap_or(0) > 0,
+        max_server_memory_mb: number(
+            scalar(&mut c, &setting("max server memory (MB)"))
+                .await
+                .ok()
+                .flatten(),
+        ),
+        user_connections: number(
+            scalar(&mut c, &setting("user connections"))
+                .await
+                .ok()
+                .flatten(),
+        ),
+        max_workers: number(
+            scalar(&mut c, "SELECT max_workers_count FROM sys.dm_os_sys_info")
+                .await
+                .ok()
+                .flatten(),
+        ),
+    };
+    let _ = c.close().await;
+    Ok(facts)
+}
+
 /// `CREATE DATABASE`, with its data and log files in `dir` when one is named.
 pub fn create_database_sql(db: &str, dir: Option<&str>) -> String {
     match dir {
