@@ -20,7 +20,7 @@ use std::sync::atomic::AtomicU64;
 
 use common::mssql::{Emulator, PASSWORD};
 use drivebench::engine::mssql::{MssqlConfig, MssqlConnector, MssqlSession};
-use drivebench::engine::{BulkPath, Connector, Rows, Session, Value};
+use drivebench::engine::{BulkPath, Connector, ErrorClass, Rows, Session, Value};
 use drivebench::scenario;
 use drivebench::scenario::plan::EngineKind;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
@@ -77,6 +77,43 @@ async fn tds_emulator_rejects_a_wrong_password_as_a_fatal_login_error() {
         !e.to_string().contains("nope"),
         "the password is never echoed: {e}"
     );
+}
+
+#[tokio::test]
+async fn tds_emulator_server_errors_keep_their_numbers_and_classes() {
+    let Some(emu) = Emulator::start("server errors") else {
+        return;
+    };
+    let c = connector(&emu).await;
+    let mut s = c.connect().await.unwrap();
+    s.execute_text("CREATE TABLE e (id INT NOT NULL PRIMARY KEY)")
+        .await
+        .unwrap();
+    let missing = s
+        .prepare("SELECT id FROM missing_table WHERE id = @P1")
+        .await
+        .unwrap();
+    let mut rows = Rows::default();
+    let e = s
+        .query(missing, &[Value::Int(1)], &mut rows)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.class, e.code.as_str()),
+        (ErrorClass::Fatal, "208"),
+        "{e}"
+    );
+    assert!(e.message.contains("missing_table"), "{e}");
+    assert!(e.message.contains("[parameters (bigint)]"), "{e}");
+    // The session is still usable after a server error.
+    let ins = s.prepare("INSERT INTO e (id) VALUES (@P1)").await.unwrap();
+    s.execute(ins, &[Value::Int(1)]).await.unwrap();
+    let dup = s.execute(ins, &[Value::Int(1)]).await.unwrap_err();
+    println!(
+        "TDS emulator: a duplicate key is error {} ({:?}): {}",
+        dup.code, dup.class, dup.message
+    );
+    assert_eq!(int(&mut s, "SELECT COUNT(*) FROM e", &[]).await, 1);
 }
 
 #[test]

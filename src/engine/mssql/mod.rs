@@ -7,6 +7,7 @@
 //! transaction back, as a deadlock does. The driver's 30 s command timeout is replaced by the
 //! plan's `command_timeout`. Errors are classified in `errors`; URLs parsed in `url`.
 
+mod admin;
 mod config;
 mod errors;
 pub mod url;
@@ -17,6 +18,7 @@ use tiberius::{Client, QueryItem, ToSql};
 use tokio::net::TcpStream;
 use tokio_util::compat::{Compat, TokioAsyncWriteCompatExt};
 
+pub use admin::{ServerFacts, create_database_sql, probe, run_batch};
 pub use config::{DEFAULT_COMMAND_TIMEOUT, MssqlConfig};
 pub use errors::{class_of, classify};
 pub use url::MssqlUrl;
@@ -34,7 +36,7 @@ pub const MAX_PARAMS: usize = 2_000;
 /// "YYYY-MM-DD HH:MM:SS" text is year-month-day whatever the login's language.
 const SESSION_SETUP: &str = "SET XACT_ABORT ON; SET NOCOUNT OFF; SET DATEFORMAT ymd;";
 
-type Conn = Client<Compat<TcpStream>>;
+pub(crate) type Conn = Client<Compat<TcpStream>>;
 
 pub struct MssqlConnector {
     url: MssqlUrl,
@@ -43,7 +45,7 @@ pub struct MssqlConnector {
     version: String,
 }
 
-async fn open(config: tiberius::Config) -> Result<Conn, EngineError> {
+pub(crate) async fn open(config: tiberius::Config) -> Result<Conn, EngineError> {
     let addr = config.get_addr();
     let tcp = TcpStream::connect(&addr).await.map_err(|e| EngineError {
         class: super::ErrorClass::Reconnect,
@@ -58,7 +60,7 @@ async fn open(config: tiberius::Config) -> Result<Conn, EngineError> {
 }
 
 /// Run a batch and drop whatever it returns.
-async fn batch(c: &mut Conn, sql: &str) -> Result<(), EngineError> {
+pub(crate) async fn batch(c: &mut Conn, sql: &str) -> Result<(), EngineError> {
     c.simple_query(sql)
         .await
         .map_err(classify)?
@@ -69,7 +71,7 @@ async fn batch(c: &mut Conn, sql: &str) -> Result<(), EngineError> {
 }
 
 /// The first column of the first row of a batch, as text.
-async fn scalar(c: &mut Conn, sql: &str) -> Result<Option<Value>, EngineError> {
+pub(crate) async fn scalar(c: &mut Conn, sql: &str) -> Result<Option<Value>, EngineError> {
     let row = c
         .simple_query(sql)
         .await
@@ -78,98 +80,6 @@ async fn scalar(c: &mut Conn, sql: &str) -> Result<Option<Value>, EngineError> {
         .await
         .map_err(classify)?;
     Ok(row.and_then(|r| r.cells().next().map(|(_, d)| decode(d))))
-}
-
-/// Connect to `url`'s database and run one batch (provisioning's `sp_configure`).
-pub async fn run_batch(url: &MssqlUrl, password: &str, sql: &str) -> Result<(), EngineError> {
-    let mut c =
-        open(url.config(&url.database, Some(password), Some(DEFAULT_COMMAND_TIMEOUT))).await?;
-    batch(&mut c, sql).await?;
-    let _ = c.close().await;
-    Ok(())
-}
-
-/// What `plan` learns from an external server without changing it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerFacts {
-    pub version: String,
-    pub database: String,
-    pub database_exists: bool,
-    pub max_server_memory_mb: Option<u64>,
-    /// 0 = the maximum (32,767).
-    pub user_connections: Option<u64>,
-    /// Worker threads the server runs (`max_workers_count`).
-    pub max_workers: Option<u64>,
-}
-
-/// One read-only login to `master`: settings, worker threads, whether the database exists.
-pub async fn probe(
-    url: &str,
-    password: Option<&str>,
-    config: &MssqlConfig,
-) -> Result<ServerFacts, EngineError> {
-    let url = MssqlUrl::parse(url).map_err(|m| EngineError::fatal("URL", m))?;
-    let mut c = open(url.config("master", password, config.command_timeout())).await?;
-    let number = |v: Option<Value>| {
-        v.and_then(|v| v.as_i64())
-            .and_then(|n| u64::try_from(n).ok())
-    };
-    let setting = |name: &str| {
-        format!("SELECT CAST(value_in_use AS BIGINT) FROM sys.configurations WHERE name = '{name}'")
-    };
-    let exists = scalar(
-        &mut c,
-        &format!(
-            "SELECT COUNT(*) FROM sys.databases WHERE name = N'{}'",
-            url.database
-        ),
-    )
-    .await?;
-    let facts = ServerFacts {
-        version: scalar(&mut c, "SELECT @@VERSION")
-            .await?
-            .map(|v| match v {
-                Value::Text(t) => t.lines().next().unwrap_or("").trim().to_string(),
-                other => format!("{other:?}"),
-            })
-            .unwrap_or_default(),
-        database: url.database.clone(),
-        database_exists: number(exists).unwrap_or(0) > 0,
-        max_server_memory_mb: number(
-            scalar(&mut c, &setting("max server memory (MB)"))
-                .await
-                .ok()
-                .flatten(),
-        ),
-        user_connections: number(
-            scalar(&mut c, &setting("user connections"))
-                .await
-                .ok()
-                .flatten(),
-        ),
-        max_workers: number(
-            scalar(&mut c, "SELECT max_workers_count FROM sys.dm_os_sys_info")
-                .await
-                .ok()
-                .flatten(),
-        ),
-    };
-    let _ = c.close().await;
-    Ok(facts)
-}
-
-/// `CREATE DATABASE`, with its data and log files in `dir` when one is named.
-pub fn create_database_sql(db: &str, dir: Option<&str>) -> String {
-    match dir {
-        None => format!("CREATE DATABASE [{db}]"),
-        Some(dir) => {
-            let dir = dir.trim_end_matches('/').replace('\'', "''");
-            format!(
-                "CREATE DATABASE [{db}] ON PRIMARY (NAME = N'{db}', FILENAME = N'{dir}/{db}.mdf') \
-                 LOG ON (NAME = N'{db}_log', FILENAME = N'{dir}/{db}_log.ldf')"
-            )
-        }
-    }
 }
 
 impl MssqlConnector {
@@ -220,49 +130,7 @@ impl MssqlConnector {
         &self.url
     }
 
-    /// Server settings and where the database's files are, for the results.
-    pub async fn variables(&self) -> Result<Vec<(String, String)>, EngineError> {
-        let mut c = self.open_db().await?;
-        let mut out = Vec::new();
-        let configured = "SELECT name, CAST(value_in_use AS BIGINT) FROM sys.configurations \
-             WHERE name IN ('max server memory (MB)', 'user connections', 'max worker threads', \
-             'max degree of parallelism')";
-        if let Ok(stream) = c.simple_query(configured).await
-            && let Ok(rows) = stream.into_first_result().await
-        {
-            for r in rows {
-                let v: Vec<Value> = r.cells().map(|(_, d)| decode(d)).collect();
-                if let [Value::Text(name), value] = &v[..] {
-                    out.push((
-                        name.clone(),
-                        value.as_i64().map_or(String::new(), |n| n.to_string()),
-                    ));
-                }
-            }
-        }
-        let files = "SELECT type_desc, physical_name FROM sys.database_files";
-        if let Ok(stream) = c.simple_query(files).await
-            && let Ok(rows) = stream.into_first_result().await
-        {
-            for r in rows {
-                let v: Vec<Value> = r.cells().map(|(_, d)| decode(d)).collect();
-                if let [Value::Text(kind), Value::Text(path)] = &v[..] {
-                    out.push((format!("file {}", kind.to_lowercase()), path.clone()));
-                }
-            }
-        }
-        if let Ok(Some(Value::Int(n))) = scalar(
-            &mut c,
-            "SELECT COUNT(*) FROM sys.dm_os_schedulers WHERE status = 'VISIBLE ONLINE'",
-        )
-        .await
-        {
-            out.push(("schedulers".into(), n.to_string()));
-        }
-        Ok(out)
-    }
-
-    async fn open_db(&self) -> Result<Conn, EngineError> {
+    pub(crate) async fn open_db(&self) -> Result<Conn, EngineError> {
         let config = self.url.config(
             &self.url.database,
             self.password.as_deref(),
@@ -446,19 +314,6 @@ mod tests {
         assert_eq!(
             describe(&load),
             "1000 parameters (500 bigint, 500 nvarchar(4000))"
-        );
-    }
-
-    #[test]
-    fn database_files_go_where_named() {
-        assert_eq!(
-            create_database_sql("sbtest", None),
-            "CREATE DATABASE [sbtest]"
-        );
-        assert_eq!(
-            create_database_sql("tpcc", Some("/mnt/dut/mssql/")),
-            "CREATE DATABASE [tpcc] ON PRIMARY (NAME = N'tpcc', FILENAME = N'/mnt/dut/mssql/tpcc.mdf') \
-             LOG ON (NAME = N'tpcc_log', FILENAME = N'/mnt/dut/mssql/tpcc_log.ldf')"
         );
     }
 }
