@@ -137,7 +137,7 @@ async fn reach(r: &RunReport, inst: &PlanInstance) -> Result<Reached, String> {
                         || Path::new(&r.plan.target_path).join(&inst.name),
                         |i| PathBuf::from(&i.data_path),
                     )
-                    .join("sa.password");
+                    .join(crate::provision::mssql::PASSWORD_FILE);
                 let pw = std::fs::read_to_string(&file)
                     .map_err(|e| format!("{}: {e}", file.display()))?;
                 (url, Some(pw))

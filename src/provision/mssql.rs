@@ -1,8 +1,9 @@
 //! A private Microsoft SQL Server (`sqlservr` on Linux) with everything on the target: one
 //! directory holding `data` (master, model, msdb, tempdb and the benchmark database), `log`
 //! (their transaction logs and the server's error log), `backup`, `dump`, and `server.log`
-//! (what sqlservr prints). Started on a free 127.0.0.1 port with a random `sa` password held
-//! in memory only; settings come from SQL Server's documented `MSSQL_*` environment variables
+//! (what sqlservr prints). Started on a free 127.0.0.1 port; the `sa` password is random, set
+//! when the system databases are created and kept in `sa.password` (mode 0600) so a kept
+//! instance can be started again; settings come from SQL Server's documented `MSSQL_*` environment variables
 //! (directories, port, edition, process memory limit) and, once it accepts connections, from
 //! `sp_configure` (`max server memory (MB)` from `buffer_pool`). Stopped with SIGTERM (SQL
 //! Server's clean shutdown) on every exit path, including `Drop`.
@@ -23,7 +24,7 @@ use super::ProvisionError;
 use super::error::log_tail;
 use super::process::{KillTarget, ServerProcess, StopOutcome};
 
-pub use launch::environment;
+pub use launch::{PASSWORD_FILE, environment};
 
 /// Where Microsoft's mssql-server package installs the server.
 pub const DEFAULT_SERVER: &str = "/opt/mssql/bin/sqlservr";
@@ -119,7 +120,7 @@ impl MssqlInstance {
         for d in [&layout.data, &layout.log, &layout.backup, &layout.dump] {
             std::fs::create_dir_all(d).map_err(ProvisionError::io("create directory", d))?;
         }
-        let password = launch::new_password()?;
+        let password = launch::instance_password(&layout)?;
         let (process, port) =
             launch::spawn_and_wait(&server, &layout, settings, &password, timeout)?;
         let mut instance = MssqlInstance {
@@ -191,21 +192,15 @@ impl MssqlInstance {
         }
     }
 
-    /// Leave it running; how to connect. The random `sa` password is written to
-    /// `dir/sa.password` (mode 0600) so the server stays usable; it is never logged.
+    /// Leave it running; how to connect (the password stays in `dir/sa.password`).
     pub fn detach(mut self) -> String {
         self.process.detach();
-        let file = self.layout.dir.join("sa.password");
-        let saved = launch::save_password(&file, &self.password);
-        let where_pw = match saved {
-            Ok(()) => format!("password in {}", file.display()),
-            Err(e) => format!("password not saved ({e})"),
-        };
         format!(
-            "{} on 127.0.0.1:{} (pid {}), user sa, {where_pw}",
+            "{} on 127.0.0.1:{} (pid {}), user sa, password in {}",
             self.server.display(),
             self.port,
             self.process.pid(),
+            self.layout.dir.join(launch::PASSWORD_FILE).display()
         )
     }
 }

@@ -244,6 +244,14 @@ fn check_provision(
         }
         return Ok(());
     }
+    if s.engine == EngineKind::Mssql && s.prebuilt_dir.is_some() {
+        return Err(Invalid::new(
+            k.key("prebuilt_dir"),
+            "not for mssql: SQL Server's master database records every file's absolute path, so \
+             a copied instance would point at the pre-built one; keep_data = true keeps a loaded \
+             instance on the target for the next run instead",
+        ));
+    }
     match provision {
         Provision::Local => {
             for name in ["url", "password_env", "password_file"] {

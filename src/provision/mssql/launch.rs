@@ -77,7 +77,31 @@ pub fn new_password() -> Result<String, ProvisionError> {
     Ok(format!("Db{hex}!9"))
 }
 
-/// Write the password of a server left running to a file only its owner can read.
+/// The file in the instance directory holding its `sa` password (mode 0600).
+pub const PASSWORD_FILE: &str = "sa.password";
+
+/// The `sa` password of the instance in `layout`: the one its system databases were created
+/// with, or a new one (saved) when they do not exist yet.
+pub fn instance_password(layout: &Layout) -> Result<String, ProvisionError> {
+    let file = layout.dir.join(PASSWORD_FILE);
+    if layout.data.join("master.mdf").exists() {
+        return match std::fs::read_to_string(&file) {
+            Ok(p) if !p.trim().is_empty() => Ok(p.trim().to_string()),
+            _ => Err(ProvisionError::UnusablePath {
+                path: layout.dir.clone(),
+                reason: format!(
+                    "it holds a SQL Server instance but not its password ({PASSWORD_FILE}); \
+                     remove the directory to start afresh"
+                ),
+            }),
+        };
+    }
+    let password = new_password()?;
+    save_password(&file, &password).map_err(ProvisionError::io("write", &file))?;
+    Ok(password)
+}
+
+/// Write a password to a file only its owner can read.
 pub fn save_password(file: &Path, password: &str) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;

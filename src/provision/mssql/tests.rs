@@ -1,7 +1,7 @@
 //! No SQL Server here: the command line, environment and settings a private instance gets, and
 //! the message when sqlservr is missing.
 
-use super::launch::{configure_sql, environment, new_password};
+use super::launch::{configure_sql, environment, instance_password, new_password};
 use super::*;
 
 fn settings() -> MssqlSettings {
@@ -112,4 +112,25 @@ fn a_server_that_exits_during_start_up_is_reported_with_its_log() {
     for d in ["data", "log", "backup", "dump"] {
         assert!(dir.path().join("inst").join(d).is_dir(), "{d}");
     }
+}
+
+#[test]
+fn a_kept_instance_keeps_its_password_and_a_new_one_gets_one() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let layout = Layout::new(dir.path());
+    std::fs::create_dir_all(&layout.data).unwrap();
+    let first = instance_password(&layout).unwrap();
+    let file = dir.path().join(PASSWORD_FILE);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), first);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    // The system databases exist now: the same password, not a new one.
+    std::fs::write(layout.data.join("master.mdf"), b"").unwrap();
+    assert_eq!(instance_password(&layout).unwrap(), first);
+    std::fs::remove_file(&file).unwrap();
+    let e = instance_password(&layout).unwrap_err().to_string();
+    assert!(e.contains("not its password"), "{e}");
 }
