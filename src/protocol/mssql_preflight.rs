@@ -23,6 +23,35 @@ fn finding(level: Level, message: String) -> Finding {
     Finding { level, message }
 }
 
+/// The worker threads SQL Server (2016 and later, 64-bit) runs with `max worker threads` = 0
+/// on a host with `cpus` logical processors.
+pub fn default_max_workers(cpus: u64) -> u64 {
+    match cpus {
+        0..=4 => 512,
+        5..=64 => 512 + (cpus - 4) * 16,
+        _ => 512 + (cpus - 4) * 32,
+    }
+}
+
+/// Private instances run on this host: their default worker threads against the connections.
+pub fn local_findings(plan: &Plan, cpus: u64) -> Vec<Finding> {
+    let local = plan
+        .instances
+        .iter()
+        .any(|i| i.provision == Provision::Local && matches!(i.config, EngineConfig::Mssql(_)));
+    let connections = u64::from(plan.workload.connections());
+    let workers = default_max_workers(cpus);
+    if !local || connections <= workers {
+        return Vec::new();
+    }
+    vec![finding(
+        Level::Warning,
+        format!(
+            "{connections} connections per SQL Server instance but about {workers} worker threads by default on this host's {cpus} CPUs: when more requests run at once than there are workers, they queue (THREADPOOL waits); lower workload.connections"
+        ),
+    )]
+}
+
 /// Findings for every external SQL Server of the plan that answers.
 pub async fn external_findings(plan: &Plan) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -138,6 +167,30 @@ mod tests {
             user_connections: Some(0),
             max_workers: Some(2_000),
         }
+    }
+
+    #[test]
+    fn default_worker_threads_follow_the_cpu_count() {
+        assert_eq!(default_max_workers(2), 512);
+        assert_eq!(default_max_workers(16), 704);
+        assert_eq!(default_max_workers(64), 1472);
+        assert_eq!(default_max_workers(128), 4480);
+    }
+
+    #[test]
+    fn the_review_protocols_connections_against_local_worker_threads() {
+        let path = std::path::Path::new("scenarios/storagereview-tpcc-mssql.toml");
+        let plan = crate::scenario::load(path, &[], 1.0).unwrap();
+        let few = local_findings(&plan, 8);
+        assert_eq!(few.len(), 1, "1,000 connections, 576 workers on 8 CPUs");
+        assert!(
+            few[0].message.contains("about 576 worker threads"),
+            "{few:?}"
+        );
+        assert!(
+            local_findings(&plan, 64).is_empty(),
+            "1,472 workers on 64 CPUs"
+        );
     }
 
     #[test]

@@ -120,6 +120,8 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
         out.push(finding(Level::Error, missing));
     }
     mssql_findings(plan, &mut out);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    out.extend(super::mssql_preflight::local_findings(plan, cpus));
     let host = crate::report::host::host_info();
     server_findings(plan, host.memory_bytes, &mut out);
     open_files(plan, &mut out);
