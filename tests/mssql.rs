@@ -3,7 +3,8 @@
 //! created if absent) and MSSQL_PASSWORD holds the password. The same suite as the other
 //! server engines: a CI-sized sysbench run through the binary, one TPC-C warehouse loaded
 //! (multi-row INSERTs, written rows counted), checked for consistency, corrupted and reused,
-//! and a CI-sized TPC-C throughput run whose consistency checks must pass. Without MSSQL_URL
+//! and CI-sized TPC-C throughput runs, as client-side statements and as stored procedures,
+//! whose consistency checks must pass. Without MSSQL_URL
 //! every test prints why it did not run; the TDS emulator tests (tests/mssql_emulator.rs) are
 //! not a substitute for these.
 
@@ -98,12 +99,25 @@ fn sql_server_tpcc_throughput_run_passes_the_consistency_checks() {
     let Some(url) = server("TPC-C run on SQL Server") else {
         return;
     };
+    tpcc_run(&url, "workload.procedures=false");
+}
+
+#[test]
+fn sql_server_tpcc_as_stored_procedures_passes_the_consistency_checks() {
+    let Some(url) = server("TPC-C as stored procedures on SQL Server") else {
+        return;
+    };
+    tpcc_run(&url, "workload.procedures=true");
+}
+
+/// A CI-sized TPC-C run on a fresh load: every kind ran, every consistency check passes.
+fn tpcc_run(url: &str, form: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let result = run_against(
-        &url,
+        url,
         "scenarios/ci-tpcc-mssql.toml",
         tmp.path(),
-        &["workload.connections=4", "workload.reload=true"],
+        &["workload.connections=4", "workload.reload=true", form],
     );
     let per_kind = result["phases"][1]["summary"]["per_kind"]
         .as_array()

@@ -83,10 +83,15 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
         };
         let _ = writeln!(
             s,
-            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, prepare {}",
+            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, prepare {}{}",
             t.warehouses,
             w.clients,
-            w.prepare.name()
+            w.prepare.name(),
+            if t.procedures {
+                ", each transaction one stored-procedure call"
+            } else {
+                ""
+            }
         );
         for d in t.deviations(w.clients, w.rate) {
             let _ = writeln!(s, "          non-spec: {d}");

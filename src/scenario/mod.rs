@@ -174,15 +174,6 @@ fn unknown_field(message: &str) -> Option<String> {
 
 /// serde's messages, reworded where they would confuse a scenario author.
 fn friendly(message: &str) -> String {
-    if matches!(
-        unknown_field(message).as_deref(),
-        Some("procedures" | "tpcc")
-    ) {
-        return "the stored-procedure form of TPC-C (tpcc.procedures) is not implemented: \
-                drivebench runs TPC-C as client-side statements on every engine, SQL Server \
-                included"
-            .to_string();
-    }
     if let Some(rest) = message.strip_prefix("unknown field `") {
         let expected = rest.split_once(", expected ").map(|(_, e)| e).unwrap_or("");
         return format!("unknown key; expected {expected}");

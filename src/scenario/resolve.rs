@@ -68,6 +68,17 @@ pub fn resolve(
     let sweeps = super::sweep::resolve_all(&file.sweep, &root.key("sweep"), time_scale)?;
     let curve = super::curve::resolve(&file.curve, &workload, &root.key("curve"), time_scale)?;
 
+    if workload.tpcc.as_ref().is_some_and(|t| t.procedures)
+        && let Some(i) = instances.iter().find(|i| i.engine != EngineKind::Mssql)
+    {
+        return Err(Invalid::new(
+            root.key("workload").key("procedures"),
+            format!(
+                "TPC-C as stored procedures is for engine = \"mssql\"; {} runs it as client-side statements",
+                i.engine.as_str()
+            ),
+        ));
+    }
     if workload.pooled() && instances.iter().any(|i| !i.engine.is_server()) {
         return Err(Invalid::new(
             root.key("workload").key("connections"),
@@ -409,6 +420,7 @@ fn tpcc_keys(w: &WorkloadSection) -> Vec<&'static str> {
             w.terminals_per_warehouse.is_some(),
         ),
         ("reload", w.reload.is_some()),
+        ("procedures", w.procedures.is_some()),
     ]
     .into_iter()
     .filter_map(|(k, set)| set.then_some(k))
