@@ -417,6 +417,20 @@ async fn every_transaction(emu: &Emulator, procedures: bool) {
         int(&mut s, &st.render("sum_next_o_id", &[]), &[]).await,
         10 * 3001 + 1
     );
+
+    // Incomplete data stops the phase in both forms: an item other than the last is missing.
+    exec(
+        &mut s,
+        &format!("DELETE FROM item WHERE i_id = {}", rb.lines()[0].i_id),
+    )
+    .await;
+    let e = w
+        .execute(&mut s, &mut client, &Inputs::NewOrder(rb.clone()))
+        .await
+        .unwrap_err();
+    w.abort(&mut s, &mut client).await;
+    assert_eq!(e.class, drivebench::engine::ErrorClass::Fatal, "{e}");
+    assert!(e.to_string().contains("incomplete"), "{e}");
     let form = if procedures {
         "as its stored procedure (transaction control not run)"
     } else {

@@ -43,6 +43,8 @@ BEGIN
     SELECT @i_price = i_price FROM item WHERE i_id = @i_id;
     IF @i_price IS NULL
     BEGIN
+      -- Only the last line's deliberately unused item may be missing.
+      IF @n < @ol_cnt THROW 50001, 'no item row: the TPC-C data is incomplete (reload it)', 1;
       SET @rolled_back = 1;
     END
     ELSE
@@ -160,10 +162,13 @@ BEGIN
     IF @o_id IS NOT NULL
     BEGIN
       DELETE FROM new_order WHERE no_w_id = @w_id AND no_d_id = @d AND no_o_id = @o_id;
+      SET @c_id = NULL;
       SELECT @c_id = o_c_id FROM orders WHERE o_w_id = @w_id AND o_d_id = @d AND o_id = @o_id;
+      IF @c_id IS NULL THROW 50001, 'no order row: the TPC-C data is incomplete (reload it)', 1;
       UPDATE orders SET o_carrier_id = @o_carrier_id WHERE o_w_id = @w_id AND o_d_id = @d AND o_id = @o_id;
       UPDATE order_line SET ol_delivery_d = @delivery_d WHERE ol_w_id = @w_id AND ol_d_id = @d AND ol_o_id = @o_id;
       SELECT @total = SUM(ol_amount) FROM order_line WHERE ol_w_id = @w_id AND ol_d_id = @d AND ol_o_id = @o_id;
+      SET @total = ISNULL(@total, 0);
       UPDATE customer SET c_balance = c_balance + @total, c_delivery_cnt = c_delivery_cnt + 1
         WHERE c_w_id = @w_id AND c_d_id = @d AND c_id = @c_id;
     END;
