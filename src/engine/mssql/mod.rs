@@ -70,7 +70,7 @@ pub(crate) async fn batch(c: &mut Conn, sql: &str) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// The first column of the first row of a batch, as text.
+/// The first column of the first row of a batch, decoded.
 pub(crate) async fn scalar(c: &mut Conn, sql: &str) -> Result<Option<Value>, EngineError> {
     let row = c
         .simple_query(sql)
