@@ -12,8 +12,12 @@
 //! No figure measured here says anything about SQL Server's performance, and none is reported.
 
 mod common;
+#[path = "mssql_emulator/load.rs"]
+mod load;
 #[path = "mssql_emulator/tpcc.rs"]
 mod tpcc;
+#[path = "mssql_emulator/tpcc_data.rs"]
+mod tpcc_data;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;

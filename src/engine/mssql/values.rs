@@ -209,6 +209,14 @@ mod tests {
     }
 
     #[test]
+    fn legacy_datetime_counts_days_from_1900() {
+        // DATETIME: days since 1900-01-01 and 1/300 s ticks since midnight (TDS 2.2.5.5.1.8).
+        let ticks = (3 * 3600 + 40 * 60) * 300;
+        let data = ColumnData::DateTime(Some(tiberius::time::DateTime::new(46_354, ticks)));
+        assert_eq!(decode(&data), Value::Text("2026-11-30 03:40:00".into()));
+    }
+
+    #[test]
     fn bare_placeholders_are_numbered() {
         assert_eq!(
             number_placeholders("INSERT INTO t VALUES (@P, @P), (@P, @P)"),
