@@ -126,7 +126,7 @@ async fn every_transaction(emu: &Emulator, procedures: bool) {
     assert!(n.rolled_back, "the unused item rolls the New-Order back");
     if procedures {
         println!(
-            "TDS emulator: the procedure's ROLLBACK is not run here (see above); its answer is"
+            "TDS emulator: the procedure answered rolled_back = 1; its ROLLBACK is not run here, so the test undoes the rows by hand"
         );
         exec(
             &mut s,
