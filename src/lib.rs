@@ -11,10 +11,11 @@
 //!   (with its `[[sweep]]` and `[[curve]]` entries).
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
 //!   guard for block devices.
-//! - [`provision`]: private server instances on the target (MariaDB/MySQL, PostgreSQL): start,
-//!   wait, stop.
+//! - [`provision`]: private server instances on the target (MariaDB/MySQL, PostgreSQL, SQL
+//!   Server's sqlservr): start, wait, stop.
 //! - [`engine`]: the `Connector`/`Session` abstraction, `Value`, error classes; `sqlite`,
-//!   `mysql`, `postgres`.
+//!   `mysql`, `postgres`, `mssql` (tiberius; validated against a TDS emulator in CI, against
+//!   real SQL Server when `MSSQL_URL` is set).
 //! - [`workload`]: what a virtual client does: `sysbench` OLTP tests and `tpcc` (transactions,
 //!   terminals, load, consistency checks), data generation, distributions.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C

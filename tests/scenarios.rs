@@ -212,3 +212,95 @@ fn the_postgres_protocol_plans_four_clusters_over_three_hours() {
     assert!(s.contains("+2h") && s.contains("+3h"), "{s}");
     assert!(s.contains("x the 4.0 GiB shared_buffers: I/O-bound"), "{s}");
 }
+
+#[test]
+fn the_review_sql_server_protocol_plans_in_full_and_names_what_to_install_here() {
+    // SQL Server is not installed on the build machines: plan prints the whole timeline, then
+    // exits 2 naming what to install; run refuses the same way before anything starts.
+    let out = run(&["plan", "scenarios/storagereview-tpcc-mssql.toml"]);
+    let (s, err) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        s.contains("mssql-1 (local), mssql-2 (local), mssql-3 (local), mssql-4 (local)"),
+        "{s}"
+    );
+    assert!(
+        s.contains("1500 warehouses, 15000 virtual users per instance"),
+        "{s}"
+    );
+    assert!(s.contains("+2h30m") && s.contains("+3h"), "{s}");
+    assert!(s.contains("48.0 GiB max server memory"), "{s}");
+    assert!(s.contains("validated in CI against a TDS emulator"), "{s}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("SQL Server is not installed here"), "{err}");
+    assert!(
+        err.contains("/opt/mssql/bin/sqlservr") && err.contains("mssql-server"),
+        "{err}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(&[
+        "run",
+        "scenarios/storagereview-tpcc-mssql.toml",
+        "--set",
+        "workload.warehouses=1",
+        "--set",
+        "workload.connections=10",
+        "--set",
+        "instance.0.count=1",
+        "--set",
+        "instance.0.config.buffer_pool=\"1GiB\"",
+        "--out",
+        tmp.path().join("run").to_str().unwrap(),
+        "--target",
+        tmp.path().join("t").to_str().unwrap(),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("SQL Server is not installed here"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!tmp.path().join("run").exists(), "nothing started");
+    // With a server binary named, the same plan is accepted.
+    let out = run(&[
+        "plan",
+        "scenarios/storagereview-tpcc-mssql.toml",
+        "--set",
+        "instance.0.config.server_bin=\"/bin/true\"",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The stored-procedure form.
+    let out = run(&[
+        "plan",
+        "scenarios/storagereview-tpcc-mssql.toml",
+        "--set",
+        "instance.0.config.server_bin=\"/bin/true\"",
+        "--set",
+        "workload.procedures=true",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("each transaction one stored-procedure call"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn the_sql_server_sysbench_scenarios_plan() {
+    let out = run(&[
+        "plan",
+        "scenarios/sysbench-mssql.toml",
+        "--set",
+        "instance.0.config.server_bin=\"/bin/true\"",
+    ]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        s.contains("sysbench oltp_read_write, 100 tables x 10,000,000 rows"),
+        "{s}"
+    );
+    // External servers: the database's files go where database_dir says, or a warning.
+    let out = run(&["plan", "scenarios/ci-sysbench-mssql.toml"]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(s.contains("mssql-1 (external)"), "{s}");
+    assert!(s.contains("no database_dir"), "{s}");
+}

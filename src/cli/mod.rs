@@ -126,7 +126,7 @@ pub async fn main(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Run(a) => run::run(a).await,
         Command::Curve(a) => curve::curve(a).await,
-        Command::Plan(a) => plan::plan(a),
+        Command::Plan(a) => plan::plan(a).await,
         Command::Report(a) => report::report(a),
         Command::Compare(a) => compare::compare(a),
         Command::Check(a) => check::check(a).await,

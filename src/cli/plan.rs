@@ -1,5 +1,6 @@
 //! `drivebench plan SCENARIO`: validate and print the resolved timeline, data size, memory
-//! and preflight findings. No side effects: nothing is created, nothing is started.
+//! and preflight findings. No side effects: nothing is created, nothing is started (an external
+//! SQL Server is only asked for its limits, read only).
 
 use std::fmt::Write;
 use std::time::Duration;
@@ -20,7 +21,7 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn plan(args: Args) -> Result<i32, CliError> {
+pub async fn plan(args: Args) -> Result<i32, CliError> {
     let plan = args.scenario.resolve()?;
     if args.json {
         let text =
@@ -28,7 +29,13 @@ pub fn plan(args: Args) -> Result<i32, CliError> {
         println!("{text}");
         return Ok(EXIT_OK);
     }
-    print!("{}", render(&plan, &preflight::check(&plan)));
+    let mut findings = preflight::check(&plan);
+    findings.extend(crate::protocol::mssql_preflight::external_findings(&plan).await);
+    print!("{}", render(&plan, &findings));
+    // The plan is valid, but this host cannot run it: exit 2, as `run` would.
+    if let Some(missing) = preflight::missing_server(&plan) {
+        return Err(CliError::Invalid(missing));
+    }
     Ok(EXIT_OK)
 }
 
@@ -76,10 +83,15 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
         };
         let _ = writeln!(
             s,
-            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, prepare {}",
+            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, prepare {}{}",
             t.warehouses,
             w.clients,
-            w.prepare.name()
+            w.prepare.name(),
+            if t.procedures {
+                ", each transaction one stored-procedure call"
+            } else {
+                ""
+            }
         );
         for d in t.deviations(w.clients, w.rate) {
             let _ = writeln!(s, "          non-spec: {d}");

@@ -2,6 +2,7 @@
 //! `Value`, and errors classified into `ErrorClass`; each engine lives in its own module.
 //! Dispatch on `EngineKind` happens once, in the protocol; everything below it is generic.
 
+pub mod mssql;
 pub mod mysql;
 pub mod postgres;
 pub mod sqlite;
@@ -219,6 +220,11 @@ pub trait Session: Send + 'static {
         columns: &[&str],
         chunks: RowChunks,
     ) -> impl Future<Output = Result<u64, EngineError>> + Send;
+    /// Bound parameters one request may carry (SQL Server: about 2,100); the INSERT path of
+    /// the loaders puts fewer rows in one statement when a row's columns would exceed it.
+    fn max_params(&self) -> usize {
+        usize::MAX
+    }
 }
 
 /// Rows for [`Session::bulk_load`], a chunk at a time.
@@ -252,6 +258,7 @@ pub enum EngineConfig {
     /// MySQL and MariaDB share their settings.
     Mysql(mysql::MysqlConfig),
     Postgres(postgres::PostgresConfig),
+    Mssql(mssql::MssqlConfig),
 }
 
 impl EngineConfig {
@@ -272,6 +279,9 @@ impl EngineConfig {
             EngineKind::Postgres => Ok(EngineConfig::Postgres(
                 postgres::PostgresConfig::from_table(table, key)?,
             )),
+            EngineKind::Mssql => Ok(EngineConfig::Mssql(mssql::MssqlConfig::from_table(
+                table, key,
+            )?)),
         }
     }
 }
@@ -320,6 +330,8 @@ pub fn estimate_sysbench_bytes(kind: EngineKind, opts: &SysbenchOptions) -> u64 
         }
         // Heap tuple (~218 bytes with CHAR padding and line pointer) plus the primary key.
         EngineKind::Postgres => opts.loaded_rows() * if opts.create_secondary { 270 } else { 250 },
+        // Row (~200 bytes with CHAR padding), clustered index, the k index; pages not full.
+        EngineKind::Mssql => opts.loaded_rows() * if opts.create_secondary { 245 } else { 225 },
     }
 }
 
@@ -331,6 +343,7 @@ pub fn estimate_tpcc_bytes(kind: EngineKind, warehouses: u32) -> u64 {
         EngineKind::Sqlite => 75_000_000,
         EngineKind::Mariadb | EngineKind::Mysql => 110_000_000,
         EngineKind::Postgres => 115_000_000,
+        EngineKind::Mssql => 110_000_000,
     };
     10_000_000 + u64::from(warehouses) * per_warehouse
 }

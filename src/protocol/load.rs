@@ -82,8 +82,8 @@ pub async fn load_instance<C: Connector>(
             "the plan has no workload options".into(),
         ));
     };
-    Ok(tpcc_load::load(tpcc_load::TpccLoadJob {
-        connector,
+    let report = tpcc_load::load(tpcc_load::TpccLoadJob {
+        connector: connector.clone(),
         name: plan.instances[index].name.clone(),
         reload: mode == PrepareMode::Always,
         never_load: mode == PrepareMode::Never,
@@ -95,7 +95,19 @@ pub async fn load_instance<C: Connector>(
         rows_done,
         cancel,
     })
-    .await?)
+    .await?;
+    if o.procedures {
+        // Loaded now or reused: the procedures are (re)created either way.
+        let st = crate::workload::tpcc::procs::procedures(engine).map_err(LoadFailure::Failed)?;
+        let mut s = connector
+            .connect()
+            .await
+            .map_err(|e| LoadFailure::Failed(format!("create the TPC-C procedures: {e}")))?;
+        crate::workload::tpcc::procs::install(&mut s, &st)
+            .await
+            .map_err(|e| LoadFailure::Failed(format!("create the TPC-C procedures: {e}")))?;
+    }
+    Ok(report)
 }
 
 /// Load every instance in parallel, reporting progress and each instance's load.

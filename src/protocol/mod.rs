@@ -6,11 +6,13 @@
 //! load-curve and SLO-search mechanism shared by I/O sweeps and database curves; `recheck` the
 //! TPC-C consistency checks run again on a finished run's instances (`drivebench check`);
 //! `sweeps` the synthetic I/O sweeps that follow the phases; `db_curve` runs a `[[curve]]` after
-//! the phases with the same clients.
+//! the phases with the same clients; `mssql_preflight` what `plan` learns from an external SQL
+//! Server.
 
 pub mod curve;
 mod db_curve;
 mod load;
+pub mod mssql_preflight;
 mod phases;
 pub mod prebuilt;
 pub mod preflight;
@@ -69,9 +71,9 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let ending = match plan.instances.first().map(|i| i.engine) {
         None => Ending::Failed("no instances".into()),
         Some(EngineKind::Sqlite) => run_sqlite(plan, ctx).await,
-        Some(EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres) => {
-            servers::run(plan, ctx).await
-        }
+        Some(
+            EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres | EngineKind::Mssql,
+        ) => servers::run(plan, ctx).await,
     };
     match ending {
         // The engines are stopped by now: the sweeps have the drive to themselves.

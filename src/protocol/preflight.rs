@@ -116,6 +116,12 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
     if plan.time_scale != 1.0 {
         out.push(finding(Level::Note, format!("time scale {}: every duration is multiplied by it; figures are not comparable with a full-length run", plan.time_scale)));
     }
+    if let Some(missing) = missing_server(plan) {
+        out.push(finding(Level::Error, missing));
+    }
+    mssql_findings(plan, &mut out);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    out.extend(super::mssql_preflight::local_findings(plan, cpus));
     let host = crate::report::host::host_info();
     server_findings(plan, host.memory_bytes, &mut out);
     open_files(plan, &mut out);
@@ -144,6 +150,7 @@ fn server_findings(plan: &Plan, memory: Option<u64>, out: &mut Vec<Finding>) {
         .filter_map(|i| match &i.config {
             EngineConfig::Mysql(c) => Some((c.buffer_pool_bytes, "buffer pool")),
             EngineConfig::Postgres(c) => Some((c.shared_buffers_bytes, "shared_buffers")),
+            EngineConfig::Mssql(c) => c.buffer_pool_bytes.map(|b| (b, "max server memory")),
             EngineConfig::Sqlite(_) => None,
         })
         .collect();
@@ -184,6 +191,48 @@ fn server_findings(plan: &Plan, memory: Option<u64>, out: &mut Vec<Finding>) {
                 format_bytes(total),
                 format_bytes(mem)
             ),
+        ));
+    }
+}
+
+/// A server engine a local instance needs but this host does not have (SQL Server: sqlservr),
+/// naming what to install. `plan` and `run` both exit 2 on it.
+pub fn missing_server(plan: &Plan) -> Option<String> {
+    plan.instances
+        .iter()
+        .filter(|i| i.provision == Provision::Local)
+        .find_map(|i| match &i.config {
+            EngineConfig::Mssql(c) => {
+                crate::provision::mssql::locate(c.server_bin.as_deref().map(Path::new))
+                    .err()
+                    .map(|e| format!("instance {}: {e}", i.name))
+            }
+            _ => None,
+        })
+}
+
+/// SQL Server: where an external server puts the database, and what was verified where.
+fn mssql_findings(plan: &Plan, out: &mut Vec<Finding>) {
+    let mut any = false;
+    for i in &plan.instances {
+        let EngineConfig::Mssql(c) = &i.config else {
+            continue;
+        };
+        any = true;
+        if i.provision == Provision::External && c.database_dir.is_none() {
+            out.push(finding(
+                Level::Warning,
+                format!(
+                    "instance {}: no database_dir in [instance.config]: if drivebench creates the database, its data and log files go to the server's default directories, which may not be on the drive under test",
+                    i.name
+                ),
+            ));
+        }
+    }
+    if any {
+        out.push(finding(
+            Level::Note,
+            "the SQL Server engine is validated in CI against a TDS emulator (Iridium SQL, not Microsoft SQL Server) and against real SQL Server only when MSSQL_URL is provided to the tests",
         ));
     }
 }

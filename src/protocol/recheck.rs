@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::servers::{self, MysqlServer, PostgresServer, ServerKind};
+use super::servers::{self, MssqlServer, MysqlServer, PostgresServer, ServerKind};
 use super::statements_per_client;
 use super::tpcc::check_instance;
 use crate::engine::sqlite::{DB_FILE, SqliteConnector};
@@ -49,6 +49,7 @@ enum Reached {
     Sqlite(SqliteConnector),
     Mysql(<MysqlServer as ServerKind>::Connector),
     Postgres(<PostgresServer as ServerKind>::Connector),
+    Mssql(<MssqlServer as ServerKind>::Connector),
 }
 
 /// Run the consistency checks again on the named instances (all when `only` is empty).
@@ -83,6 +84,7 @@ pub async fn recheck(r: &RunReport, only: &[String]) -> Result<Vec<InstanceCheck
             Reached::Sqlite(c) => check_instance(c, inst, tpcc.warehouses).await,
             Reached::Mysql(c) => check_instance(c, inst, tpcc.warehouses).await,
             Reached::Postgres(c) => check_instance(c, inst, tpcc.warehouses).await,
+            Reached::Mssql(c) => check_instance(c, inst, tpcc.warehouses).await,
         };
         out.extend(checks.map_err(RecheckError::Failed)?);
     }
@@ -128,6 +130,18 @@ async fn reach(r: &RunReport, inst: &PlanInstance) -> Result<Reached, String> {
             );
         }
         Provision::Local => match recorded.and_then(|i| i.url.clone()) {
+            // A private SQL Server left running keeps its random sa password in its directory.
+            Some(url) if inst.engine == EngineKind::Mssql => {
+                let file = recorded
+                    .map_or_else(
+                        || Path::new(&r.plan.target_path).join(&inst.name),
+                        |i| PathBuf::from(&i.data_path),
+                    )
+                    .join(crate::provision::mssql::PASSWORD_FILE);
+                let pw = std::fs::read_to_string(&file)
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
+                (url, Some(pw))
+            }
             Some(url) => (url, None),
             None => {
                 return Err("result.json records no URL for it (the run never started it)".into());
@@ -136,14 +150,17 @@ async fn reach(r: &RunReport, inst: &PlanInstance) -> Result<Reached, String> {
     };
     let pw = password.as_deref();
     let connect = async {
-        if inst.engine == EngineKind::Postgres {
-            PostgresServer::connect(&url, pw, statements)
+        let plan = &r.plan;
+        match inst.engine {
+            EngineKind::Postgres => PostgresServer::connect(plan, &url, pw, statements)
                 .await
-                .map(Reached::Postgres)
-        } else {
-            MysqlServer::connect(&url, pw, statements)
+                .map(Reached::Postgres),
+            EngineKind::Mssql => MssqlServer::connect(plan, &url, pw, statements)
                 .await
-                .map(Reached::Mysql)
+                .map(Reached::Mssql),
+            _ => MysqlServer::connect(plan, &url, pw, statements)
+                .await
+                .map(Reached::Mysql),
         }
     };
     match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {

@@ -106,6 +106,11 @@ pub enum ProvisionError {
         tool: &'static str,
         searched: String,
     },
+    #[error(
+        "SQL Server is not installed here: no executable {searched}; {}",
+        super::mssql::INSTALL_HINT
+    )]
+    MssqlNotFound { searched: String },
     /// `initdb` could not create a new PostgreSQL data directory in `dir`.
     #[error(
         "initialising a data directory in {} with {} failed ({outcome})\n\

@@ -12,6 +12,7 @@ mod error;
 mod init;
 mod locate;
 pub mod mariadb;
+pub mod mssql;
 mod port;
 pub mod postgres;
 mod process;

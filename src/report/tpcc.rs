@@ -160,6 +160,7 @@ mod tests {
             warehouses: 10,
             pacing,
             terminals_per_warehouse: 10,
+            procedures: false,
         }
     }
 

@@ -51,6 +51,8 @@ pub enum EngineKind {
     Mysql,
     /// PostgreSQL server, private on the target or external.
     Postgres,
+    /// Microsoft SQL Server (sqlservr on Linux), private on the target or external.
+    Mssql,
 }
 
 impl EngineKind {
@@ -60,6 +62,7 @@ impl EngineKind {
             EngineKind::Mariadb => "mariadb",
             EngineKind::Mysql => "mysql",
             EngineKind::Postgres => "postgres",
+            EngineKind::Mssql => "mssql",
         }
     }
 
@@ -167,6 +170,9 @@ pub struct WorkloadSection {
     /// tpcc: load afresh even when a finished load of the same plan is present (same as
     /// prepare = "always"). Default false.
     pub reload: Option<bool>,
+    /// tpcc on engine mssql: run each transaction as one call of a stored procedure (created
+    /// before the phases), the way the reference SQL Server tools do. Default false.
+    pub procedures: Option<bool>,
     /// Transactions per second per instance (open model, Poisson arrivals); absent = closed loop.
     pub rate: Option<f64>,
     /// auto | always | never. Default auto.

@@ -141,6 +141,9 @@ pub struct TpccOptions {
     pub pacing: TpccPacing,
     /// Terminals (virtual users) per warehouse under spec pacing; the spec has 10.
     pub terminals_per_warehouse: u32,
+    /// Each transaction is one stored-procedure call (SQL Server only).
+    #[serde(default)]
+    pub procedures: bool,
 }
 
 impl TpccOptions {

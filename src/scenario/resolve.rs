@@ -68,6 +68,17 @@ pub fn resolve(
     let sweeps = super::sweep::resolve_all(&file.sweep, &root.key("sweep"), time_scale)?;
     let curve = super::curve::resolve(&file.curve, &workload, &root.key("curve"), time_scale)?;
 
+    if workload.tpcc.as_ref().is_some_and(|t| t.procedures)
+        && let Some(i) = instances.iter().find(|i| i.engine != EngineKind::Mssql)
+    {
+        return Err(Invalid::new(
+            root.key("workload").key("procedures"),
+            format!(
+                "TPC-C as stored procedures is for engine = \"mssql\"; {} runs it as client-side statements",
+                i.engine.as_str()
+            ),
+        ));
+    }
     if workload.pooled() && instances.iter().any(|i| !i.engine.is_server()) {
         return Err(Invalid::new(
             root.key("workload").key("connections"),
@@ -244,6 +255,14 @@ fn check_provision(
         }
         return Ok(());
     }
+    if s.engine == EngineKind::Mssql && s.prebuilt_dir.is_some() {
+        return Err(Invalid::new(
+            k.key("prebuilt_dir"),
+            "not for mssql: SQL Server's master database records every file's absolute path, so \
+             a copied instance would point at the pre-built one; keep_data = true keeps a loaded \
+             instance on the target for the next run instead",
+        ));
+    }
     match provision {
         Provision::Local => {
             for name in ["url", "password_env", "password_file"] {
@@ -268,6 +287,10 @@ fn check_provision(
                 ));
             };
             check_url(url, scheme, &k.key("url"))?;
+            if s.engine == EngineKind::Mssql {
+                crate::engine::mssql::MssqlUrl::parse(url)
+                    .map_err(|m| Invalid::new(k.key("url"), m))?;
+            }
             if count > 1 {
                 return Err(Invalid::new(
                     k.key("count"),
@@ -288,6 +311,7 @@ fn check_provision(
 fn url_scheme(engine: EngineKind) -> &'static str {
     match engine {
         EngineKind::Postgres => "postgres",
+        EngineKind::Mssql => "mssql",
         _ => "mysql",
     }
 }
@@ -396,6 +420,7 @@ fn tpcc_keys(w: &WorkloadSection) -> Vec<&'static str> {
             w.terminals_per_warehouse.is_some(),
         ),
         ("reload", w.reload.is_some()),
+        ("procedures", w.procedures.is_some()),
     ]
     .into_iter()
     .filter_map(|(k, set)| set.then_some(k))

@@ -80,6 +80,7 @@ pub fn resolve(w: &WorkloadSection, key: &KeyPath) -> Result<(u32, TpccOptions),
             warehouses,
             pacing,
             terminals_per_warehouse,
+            procedures: w.procedures.unwrap_or(false),
         },
     ))
 }

@@ -55,7 +55,11 @@ pub async fn feed<S: Session>(
                 vec![insert.row.as_str(); n].join(", ")
             )
         };
-        let per = insert.rows_per_insert.max(1);
+        // SQL Server caps the parameters of one request, and a VALUES list at 1,000 rows.
+        let per = insert
+            .rows_per_insert
+            .min(s.max_params() / width)
+            .clamp(1, 1_000);
         let full = s.prepare(&sql(per)).await?;
         let begin = s.prepare(&insert.begin).await?;
         let commit = s.prepare(&insert.commit).await?;

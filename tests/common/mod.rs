@@ -1,9 +1,10 @@
 //! Helpers shared by the integration tests: the built binary, a scratch directory, rendering a
-//! report in headless Chromium, one TPC-C warehouse loaded and checked (`tpcc`), and what a
-//! load-curve run directory must hold (`curve`).
+//! report in headless Chromium, one TPC-C warehouse loaded and checked (`tpcc`), what a
+//! load-curve run directory must hold (`curve`), and the SQL Server test servers (`mssql`).
 #![allow(dead_code)]
 
 pub mod curve;
+pub mod mssql;
 pub mod tpcc;
 
 use std::path::{Path, PathBuf};

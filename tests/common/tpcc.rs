@@ -65,8 +65,13 @@ pub async fn load_and_check<C: Connector>(
     let started = Instant::now();
     let results = run_checks(&mut s, &checks, 1).await.unwrap();
     let took = started.elapsed();
+    let begin = if kind == EngineKind::Mssql {
+        "BEGIN TRAN"
+    } else {
+        "BEGIN"
+    };
     for (sql, name, detail) in CORRUPTIONS {
-        s.execute_text("BEGIN").await.unwrap();
+        s.execute_text(begin).await.unwrap();
         s.execute_text(sql).await.unwrap();
         let broken = run_checks(&mut s, &checks, 1).await.unwrap();
         s.execute_text("ROLLBACK").await.unwrap();

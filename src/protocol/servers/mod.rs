@@ -1,8 +1,9 @@
-//! Server engines (MariaDB/MySQL, PostgreSQL): start the private instances on the target (or
+//! Server engines (MariaDB/MySQL, PostgreSQL, SQL Server): start the private instances on the target (or
 //! attach to an external server), connect, run the generic protocol, then stop every instance we
 //! started — on success, failure and interruption alike — and remove its data unless
 //! `keep_data`. What differs per engine sits behind `ServerKind`; the lifecycle is written once.
 
+mod mssql;
 mod mysql;
 mod postgres;
 
@@ -19,6 +20,7 @@ use crate::report::live::Console;
 use crate::scenario::Plan;
 use crate::scenario::plan::{EngineKind, PlanInstance, Provision};
 
+pub use mssql::MssqlServer;
 pub use mysql::MysqlServer;
 pub use postgres::PostgresServer;
 
@@ -35,6 +37,10 @@ pub trait ServerKind: Send + Sync + 'static {
         statements: usize,
     ) -> Result<Self::Instance, String>;
     fn url(i: &Self::Instance) -> String;
+    /// The password clients of a private instance log in with (none: trusted local login).
+    fn password(_i: &Self::Instance) -> Option<String> {
+        None
+    }
     /// e.g. "127.0.0.1:40123 (pid 4242)".
     fn describe(i: &Self::Instance) -> String;
     /// Clean shutdown. Blocking.
@@ -42,6 +48,7 @@ pub trait ServerKind: Send + Sync + 'static {
     /// Leave running; how to connect.
     fn detach(i: Self::Instance) -> String;
     fn connect(
+        plan: &Plan,
         url: &str,
         password: Option<&str>,
         statements: usize,
@@ -61,6 +68,7 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     match plan.instances[0].engine {
         EngineKind::Mariadb | EngineKind::Mysql => run_kind::<MysqlServer>(plan, ctx).await,
         EngineKind::Postgres => run_kind::<PostgresServer>(plan, ctx).await,
+        EngineKind::Mssql => run_kind::<MssqlServer>(plan, ctx).await,
         EngineKind::Sqlite => Ending::Failed("sqlite is not a server engine".into()),
     }
 }
@@ -141,13 +149,13 @@ async fn connect_and_run<K: ServerKind>(
     let mut extras = Vec::new();
     for (i, inst) in plan.instances.iter().enumerate() {
         let (url, password) = match servers.iter().find(|(j, _)| *j == i) {
-            Some((_, server)) => (K::url(server), None),
+            Some((_, server)) => (K::url(server), K::password(server)),
             None => match password(inst) {
                 Ok(p) => (inst.url.clone().unwrap_or_default(), p),
                 Err(e) => return Ending::Failed(e),
             },
         };
-        let connector = match K::connect(&url, password.as_deref(), statements).await {
+        let connector = match K::connect(plan, &url, password.as_deref(), statements).await {
             Ok(c) => c,
             Err(e) => return Ending::Failed(format!("instance {}: {e}", inst.name)),
         };

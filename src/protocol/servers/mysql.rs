@@ -86,6 +86,7 @@ impl ServerKind for MysqlServer {
     }
 
     async fn connect(
+        _plan: &Plan,
         url: &str,
         password: Option<&str>,
         statements: usize,

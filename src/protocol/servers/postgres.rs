@@ -77,6 +77,7 @@ impl ServerKind for PostgresServer {
     }
 
     async fn connect(
+        _plan: &Plan,
         url: &str,
         password: Option<&str>,
         _statements: usize,

@@ -26,6 +26,10 @@ pub fn statements(engine: EngineKind) -> Statements {
             "schemas/sysbench/postgres/statements.sql",
             include_str!("../../../schemas/sysbench/postgres/statements.sql"),
         ),
+        EngineKind::Mssql => (
+            "schemas/sysbench/mssql/statements.sql",
+            include_str!("../../../schemas/sysbench/mssql/statements.sql"),
+        ),
     };
     // Compiled-in files are checked by tests; an unparsable one cannot ship.
     Statements::parse(source, text).unwrap_or_else(|e| panic!("{e}"))

@@ -13,6 +13,7 @@ pub mod input;
 pub mod load;
 pub mod names;
 pub mod pacing;
+pub mod procs;
 pub mod rand;
 pub mod rows;
 pub mod schema;

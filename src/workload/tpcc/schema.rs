@@ -13,6 +13,7 @@ pub fn schema_text(kind: EngineKind) -> &'static str {
             include_str!("../../../schemas/tpcc/mysql/schema.sql")
         }
         EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/schema.sql"),
+        EngineKind::Mssql => include_str!("../../../schemas/tpcc/mssql/schema.sql"),
     }
 }
 
@@ -24,6 +25,7 @@ pub fn statements_text(kind: EngineKind) -> &'static str {
             include_str!("../../../schemas/tpcc/mysql/statements.sql")
         }
         EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/statements.sql"),
+        EngineKind::Mssql => include_str!("../../../schemas/tpcc/mssql/statements.sql"),
     }
 }
 
@@ -35,6 +37,7 @@ pub fn checks_text(kind: EngineKind) -> &'static str {
             include_str!("../../../schemas/tpcc/mysql/checks.sql")
         }
         EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/checks.sql"),
+        EngineKind::Mssql => include_str!("../../../schemas/tpcc/mssql/checks.sql"),
     }
 }
 
@@ -69,7 +72,12 @@ mod tests {
 
     #[test]
     fn every_engine_creates_the_nine_tables_with_the_generators_column_order() {
-        for kind in [EngineKind::Sqlite, EngineKind::Mysql, EngineKind::Postgres] {
+        for kind in [
+            EngineKind::Sqlite,
+            EngineKind::Mysql,
+            EngineKind::Postgres,
+            EngineKind::Mssql,
+        ] {
             let st = schema(kind).unwrap();
             for t in Table::ALL {
                 let create = st.render(&format!("create_{}", t.name()), &[]);
@@ -93,7 +101,7 @@ mod tests {
     fn every_engine_has_the_same_statements_and_sqlite_prepares_them_all() {
         let sqlite = names(statements_text(EngineKind::Sqlite));
         assert!(sqlite.len() > 30 && sqlite.contains(&"sl_low_stock"));
-        for kind in [EngineKind::Mysql, EngineKind::Postgres] {
+        for kind in [EngineKind::Mysql, EngineKind::Postgres, EngineKind::Mssql] {
             assert_eq!(names(statements_text(kind)), sqlite, "{kind:?}");
             statements(kind).unwrap();
         }
@@ -114,7 +122,7 @@ mod tests {
     fn every_engine_has_the_same_checks_and_sqlite_prepares_them_all() {
         let sqlite = names(checks_text(EngineKind::Sqlite));
         assert!(sqlite.contains(&"population") && sqlite.contains(&"check_12"));
-        for kind in [EngineKind::Mysql, EngineKind::Postgres] {
+        for kind in [EngineKind::Mysql, EngineKind::Postgres, EngineKind::Mssql] {
             assert_eq!(names(checks_text(kind)), sqlite, "{kind:?}");
             checks(kind).unwrap();
         }

@@ -1,7 +1,9 @@
 //! TPC-C as a [`Workload`]: each virtual client is a terminal with a fixed home warehouse and
 //! district (2.4.1.1, 2.8.1.2) and its own deck; one set of NURand run constants serves every
 //! terminal of the run, its C_LAST at an allowed distance from the load's (2.1.6.1). Keying and
-//! think times are given to the client loop, which applies them under keyed pacing only.
+//! think times are given to the client loop, which applies them under keyed pacing only. A
+//! transaction runs as client-side statements (`txn`) or, with `procedures`, as one
+//! stored-procedure call (`procs`) on the same inputs.
 
 use std::time::Duration;
 
@@ -10,7 +12,7 @@ use super::deck::Deck;
 use super::input::{Inputs, Terminal};
 use super::rand::Constants;
 use super::txn::{self, TpccClient};
-use super::{DISTRICTS_PER_WAREHOUSE, KIND_NAMES, pacing, schema};
+use super::{DISTRICTS_PER_WAREHOUSE, KIND_NAMES, pacing, procs, schema};
 use crate::engine::{EngineError, Session, Statements};
 use crate::scenario::plan::{EngineKind, TpccOptions};
 use crate::workload::{Rng, StatementCounts, Workload};
@@ -44,7 +46,15 @@ pub fn timestamp_now() -> String {
 pub struct Tpcc {
     opts: TpccOptions,
     statements: Statements,
+    /// The calls of `procedures = true`.
+    procedures: Option<Statements>,
     constants: Constants,
+}
+
+/// One connection: its prepared statements, or its prepared procedure calls.
+pub enum TpccConn {
+    Statements(TpccClient),
+    Procedures(procs::ProcClient),
 }
 
 /// One virtual user: its home and its deck.
@@ -59,6 +69,11 @@ impl Tpcc {
         Ok(Tpcc {
             constants: run_constants(seed, &load.constants),
             statements: schema::statements(engine)?,
+            procedures: if opts.procedures {
+                Some(procs::procedures(engine)?)
+            } else {
+                None
+            },
             opts,
         })
     }
@@ -85,7 +100,7 @@ impl Tpcc {
 }
 
 impl Workload for Tpcc {
-    type Client = TpccClient;
+    type Client = TpccConn;
     type Terminal = TpccTerminal;
     type Inputs = Inputs;
 
@@ -93,8 +108,11 @@ impl Workload for Tpcc {
         &KIND_NAMES
     }
 
-    async fn setup<S: Session>(&self, session: &mut S) -> Result<TpccClient, EngineError> {
-        txn::prepare(session, &self.statements).await
+    async fn setup<S: Session>(&self, session: &mut S) -> Result<TpccConn, EngineError> {
+        Ok(match &self.procedures {
+            Some(st) => TpccConn::Procedures(procs::prepare(session, st).await?),
+            None => TpccConn::Statements(txn::prepare(session, &self.statements).await?),
+        })
     }
 
     fn terminal(&self, client: u32, rng: &mut Rng) -> TpccTerminal {
@@ -129,9 +147,15 @@ impl Workload for Tpcc {
     async fn execute<S: Session>(
         &self,
         s: &mut S,
-        c: &mut TpccClient,
+        c: &mut TpccConn,
         inputs: &Inputs,
     ) -> Result<StatementCounts, EngineError> {
+        let c = match c {
+            TpccConn::Procedures(p) => {
+                return procs::execute(s, p, inputs, &timestamp_now()).await;
+            }
+            TpccConn::Statements(c) => c,
+        };
         match inputs {
             Inputs::NewOrder(t) => txn::new_order(s, c, t, &timestamp_now()).await,
             Inputs::Payment(t) => txn::payment(s, c, t, &timestamp_now()).await,
@@ -141,8 +165,11 @@ impl Workload for Tpcc {
         }
     }
 
-    async fn abort<S: Session>(&self, s: &mut S, c: &mut TpccClient) {
-        txn::abort(s, c).await
+    async fn abort<S: Session>(&self, s: &mut S, c: &mut TpccConn) {
+        match c {
+            TpccConn::Statements(c) => txn::abort(s, c).await,
+            TpccConn::Procedures(_) => procs::abort(s).await,
+        }
     }
 }
 
@@ -157,6 +184,7 @@ mod tests {
             warehouses,
             pacing: TpccPacing::Spec,
             terminals_per_warehouse: 10,
+            procedures: false,
         }
     }
 

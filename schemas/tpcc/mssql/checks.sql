@@ -1,0 +1,116 @@
+-- TPC-C consistency conditions (clause 3.3.2) for Microsoft SQL Server, one query per condition,
+-- the same queries as the other dialects (see schemas/tpcc/postgres/checks.sql for the form):
+-- `TOP 1` is applied after `COUNT(*) OVER ()`, so the count covers every violating unit.
+
+-- name: population
+SELECT (SELECT COUNT(*) FROM warehouse), (SELECT COUNT(*) FROM district), (SELECT COUNT(*) FROM orders);
+
+-- name: check_1
+SELECT TOP 1 COUNT(*) OVER (), w_id, w_ytd, d_ytd
+FROM (SELECT w_id, w_ytd, (SELECT SUM(d_ytd) FROM district WHERE d_w_id = w_id) AS d_ytd
+      FROM warehouse) t
+WHERE w_ytd IS NULL OR d_ytd IS NULL OR ABS(w_ytd - d_ytd) > 0.005
+ORDER BY w_id;
+
+-- name: check_2
+SELECT TOP 1 COUNT(*) OVER (), d_w_id, d_id, d_next_o_id - 1, max_o_id, max_no_o_id
+FROM (SELECT d_w_id, d_id, d_next_o_id,
+             (SELECT MAX(o_id) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id) AS max_o_id,
+             (SELECT MAX(no_o_id) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) AS max_no_o_id
+      FROM district) t
+WHERE d_next_o_id IS NULL OR max_o_id IS NULL OR d_next_o_id - 1 <> max_o_id
+   OR (max_no_o_id IS NOT NULL AND max_no_o_id <> max_o_id)
+ORDER BY d_w_id, d_id;
+
+-- name: check_3
+SELECT TOP 1 COUNT(*) OVER (), d_w_id, d_id, span, n
+FROM (SELECT d_w_id, d_id,
+             (SELECT MAX(no_o_id) - MIN(no_o_id) + 1 FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) AS span,
+             (SELECT COUNT(*) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) AS n
+      FROM district) t
+WHERE COALESCE(span, 0) <> n
+ORDER BY d_w_id, d_id;
+
+-- name: check_4
+SELECT TOP 1 COUNT(*) OVER (), d_w_id, d_id, ol_cnt, n_lines
+FROM (SELECT d_w_id, d_id,
+             (SELECT SUM(o_ol_cnt) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id) AS ol_cnt,
+             (SELECT COUNT(*) FROM order_line WHERE ol_w_id = d_w_id AND ol_d_id = d_id) AS n_lines
+      FROM district) t
+WHERE COALESCE(ol_cnt, 0) <> n_lines
+ORDER BY d_w_id, d_id;
+
+-- name: check_5
+SELECT TOP 1 COUNT(*) OVER (), o_w_id, o_d_id, o_id, o_carrier_id,
+       CASE WHEN no_o_id IS NULL THEN 'no' ELSE 'yes' END
+FROM orders LEFT JOIN new_order ON no_w_id = o_w_id AND no_d_id = o_d_id AND no_o_id = o_id
+WHERE (o_carrier_id IS NULL AND no_o_id IS NULL) OR (o_carrier_id IS NOT NULL AND no_o_id IS NOT NULL)
+ORDER BY o_w_id, o_d_id, o_id;
+
+-- name: check_6
+SELECT TOP 1 COUNT(*) OVER (), o_w_id, o_d_id, o_id, o_ol_cnt, n_lines
+FROM (SELECT o_w_id, o_d_id, o_id, o_ol_cnt,
+             (SELECT COUNT(*) FROM order_line WHERE ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id) AS n_lines
+      FROM orders) t
+WHERE o_ol_cnt IS NULL OR o_ol_cnt <> n_lines
+ORDER BY o_w_id, o_d_id, o_id;
+
+-- name: check_7
+SELECT TOP 1 COUNT(*) OVER (), ol_w_id, ol_d_id, ol_o_id, ol_number, ol_delivery_d, o_carrier_id
+FROM order_line JOIN orders ON o_w_id = ol_w_id AND o_d_id = ol_d_id AND o_id = ol_o_id
+WHERE (ol_delivery_d IS NULL AND o_carrier_id IS NOT NULL)
+   OR (ol_delivery_d IS NOT NULL AND o_carrier_id IS NULL)
+ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number;
+
+-- name: check_8
+SELECT TOP 1 COUNT(*) OVER (), w_id, w_ytd, h_amount
+FROM warehouse LEFT JOIN (SELECT h_w_id, SUM(h_amount) AS h_amount FROM history GROUP BY h_w_id) h
+  ON h_w_id = w_id
+WHERE w_ytd IS NULL OR h_amount IS NULL OR ABS(w_ytd - h_amount) > 0.005
+ORDER BY w_id;
+
+-- name: check_9
+SELECT TOP 1 COUNT(*) OVER (), d_w_id, d_id, d_ytd, h_amount
+FROM district LEFT JOIN (SELECT h_w_id, h_d_id, SUM(h_amount) AS h_amount FROM history
+                         GROUP BY h_w_id, h_d_id) h
+  ON h_w_id = d_w_id AND h_d_id = d_id
+WHERE d_ytd IS NULL OR h_amount IS NULL OR ABS(d_ytd - h_amount) > 0.005
+ORDER BY d_w_id, d_id;
+
+-- name: check_10
+SELECT TOP 1 COUNT(*) OVER (), d_w_id, d_id, balance, delivered, paid
+FROM (SELECT d_w_id, d_id,
+             (SELECT COALESCE(SUM(c_balance), 0) FROM customer WHERE c_w_id = d_w_id AND c_d_id = d_id) AS balance,
+             (SELECT COALESCE(SUM(ol_amount), 0) FROM order_line
+               WHERE ol_w_id = d_w_id AND ol_d_id = d_id AND ol_delivery_d IS NOT NULL) AS delivered,
+             COALESCE(h_amount, 0) AS paid
+      FROM district LEFT JOIN (SELECT h_c_w_id, h_c_d_id, SUM(h_amount) AS h_amount FROM history
+                               GROUP BY h_c_w_id, h_c_d_id) h
+        ON h_c_w_id = d_w_id AND h_c_d_id = d_id) t
+WHERE ABS(balance - (delivered - paid)) > 0.005
+ORDER BY d_w_id, d_id;
+
+-- name: check_11
+SELECT TOP 1 COUNT(*) OVER (), d_w_id, d_id, n_orders, n_new
+FROM (SELECT d_w_id, d_id,
+             (SELECT COUNT(*) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id) AS n_orders,
+             (SELECT COUNT(*) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) AS n_new,
+             (SELECT MIN(no_o_id) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) AS first_new
+      FROM district) t
+WHERE first_new = 2101 AND n_orders - n_new <> 2100
+ORDER BY d_w_id, d_id;
+
+-- name: check_11_applies
+SELECT COUNT(*) FROM district
+WHERE (SELECT MIN(no_o_id) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) = 2101;
+
+-- name: check_12
+SELECT TOP 1 COUNT(*) OVER (), d_w_id, d_id, balance_ytd, delivered
+FROM (SELECT d_w_id, d_id,
+             (SELECT COALESCE(SUM(c_balance + c_ytd_payment), 0) FROM customer
+               WHERE c_w_id = d_w_id AND c_d_id = d_id) AS balance_ytd,
+             (SELECT COALESCE(SUM(ol_amount), 0) FROM order_line
+               WHERE ol_w_id = d_w_id AND ol_d_id = d_id AND ol_delivery_d IS NOT NULL) AS delivered
+      FROM district) t
+WHERE ABS(balance_ytd - delivered) > 0.005
+ORDER BY d_w_id, d_id;
