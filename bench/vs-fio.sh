@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # drivebench's direct-I/O engine against fio 3.x with io_uring, on the same 4 GiB file.
 # Env: PAIRS (default 3), DURATION (s per run, default 10), DIR (where the file goes, default
-# ${TMPDIR:-/var/tmp}; never tmpfs), CARGO_TARGET_DIR (where the release build goes).
+# ${TMPDIR:-/var/tmp}; never tmpfs), CARGO_TARGET_DIR (where the release build goes), ONLY (a
+# regular expression: run only the cases whose names match, e.g. ONLY=qd128).
 #
 # Creates and fills a 4 GiB file once (drivebench sweep --fill 1), then for each case runs fio
 # (one job, ioengine=io_uring with fixedbufs and registerfiles — drivebench registers its
@@ -51,6 +52,7 @@ merged_pct() { # before after -> % of the requests the tool issued that were mer
 results="$work/results.tsv"
 : > "$results"
 while read -r name rw bs depth rpct rnd; do
+    [[ "$name" =~ ${ONLY:-.} ]] || continue
     for p in $(seq 1 "$PAIRS"); do
         before="$(counts)"
         /usr/bin/time -f "%U %S" -o "$work/fio.time" fio --name="$name" --filename="$file" --size=4g \
