@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::curve::{check_curve_run, f};
+use common::curve::{check_curve_run, f, instance_names};
 use common::{ServerRun, bin, render_in_chromium, root, servers_under, text};
 
 #[test]
@@ -33,12 +33,7 @@ fn a_mariadb_curve_on_two_instances_reports_its_points_and_slo_figures() {
     );
 
     let result = check_curve_run(&r.out(), &[10.0, 50.0, 70.0, 90.0, 100.0], 20.0);
-    let names: Vec<&str> = result["instances"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["name"].as_str().unwrap())
-        .collect();
+    let names = instance_names(&result);
     assert_eq!(names, ["mariadb-1", "mariadb-2"]);
     assert!(
         result["instances"][0]["version"]

@@ -5,21 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{bin, read_json, root, run, run_quickstart, text, wait_for_lines};
-
-fn validate(schema_file: &str, instance: &serde_json::Value) {
-    let schema = read_json(&root().join(schema_file));
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "result.json does not match {schema_file}:\n{}",
-        errors.join("\n")
-    );
-}
+use common::{bin, read_json, root, run, run_quickstart, text, validate, wait_for_lines};
 
 fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))

@@ -168,13 +168,18 @@ impl EngineError {
         self
     }
 
-    pub fn fatal(code: &str, message: impl Into<String>) -> Self {
+    /// An error of `class` with the engine's `code` and `message`, no context yet.
+    pub fn new(class: ErrorClass, code: impl Into<String>, message: impl Into<String>) -> Self {
         EngineError {
-            class: ErrorClass::Fatal,
-            code: code.to_string(),
+            class,
+            code: code.into(),
             message: message.into(),
             context: None,
         }
+    }
+
+    pub fn fatal(code: &str, message: impl Into<String>) -> Self {
+        EngineError::new(ErrorClass::Fatal, code, message)
     }
 }
 

@@ -225,29 +225,29 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring, submit_batch: u32) -> Result<(), 
     outcome
 }
 
-/// Submit every queued entry and stamp its slot with the submit time (an I/O without a
-/// schedule is intended to start then). A busy ring keeps entries queued for the next call.
+/// Stamp the queued entries and submit them. A busy ring keeps entries queued for the next call.
 fn submit(
     w: &Worker<'_>,
     ring: &mut IoUring,
     slots: &mut [Slot],
     queued: &mut Vec<usize>,
 ) -> Result<(), IoError> {
-    if let Err(e) = ring.submit()
-        && !transient(&e)
-    {
-        return Err(IoError::Worker(format!("io_uring_enter: {e}")));
-    }
     stamp(slots, queued, w.clock.now_ns());
-    Ok(())
+    match ring.submit() {
+        Err(e) if !transient(&e) => Err(IoError::Worker(format!("io_uring_enter: {e}"))),
+        _ => Ok(()),
+    }
 }
 
-/// Mark the queued slots as submitted at `submit_ns` and empty the queue.
+/// Mark the queued slots as submitted at `submit_ns`, just before the call that submits them
+/// (an I/O without a schedule is intended to start then), and empty the queue.
 fn stamp(slots: &mut [Slot], queued: &mut Vec<usize>, submit_ns: u64) {
     for slot in queued.drain(..) {
         let s = &mut slots[slot];
         s.submit_ns = submit_ns;
-        s.intended_ns = s.intended_ns.min(submit_ns);
+        if s.intended_ns == u64::MAX {
+            s.intended_ns = submit_ns;
+        }
     }
 }
 

@@ -14,17 +14,22 @@ pub fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
+/// The names of a result's instances, in order.
+pub fn instance_names(result: &Value) -> Vec<&str> {
+    result["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect()
+}
+
 /// Check the curve of the run in `out_dir` (planned `pcts`, objective `slo_p99_ms`); returns
 /// its result.json.
 pub fn check_curve_run(out_dir: &Path, pcts: &[f64], slo_p99_ms: f64) -> Value {
     let result = read_json(&out_dir.join("result.json"));
     validate("schemas/json/result.schema.json", &result);
-    let names: Vec<&str> = result["instances"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["name"].as_str().unwrap())
-        .collect();
+    let names = instance_names(&result);
     let curve = &result["curves"][0];
     assert_eq!(curve["completed"], true);
     let points = curve["points"].as_array().unwrap();

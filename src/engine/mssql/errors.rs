@@ -58,12 +58,7 @@ pub fn classify(e: Error) -> EngineError {
         ),
         other => (ErrorClass::Fatal, "CLIENT".to_string(), other.to_string()),
     };
-    EngineError {
-        class,
-        code,
-        message,
-        context: None,
-    }
+    EngineError::new(class, code, message)
 }
 
 #[cfg(test)]

@@ -47,11 +47,12 @@ pub struct MssqlConnector {
 
 pub(crate) async fn open(config: tiberius::Config) -> Result<Conn, EngineError> {
     let addr = config.get_addr();
-    let tcp = TcpStream::connect(&addr).await.map_err(|e| EngineError {
-        class: super::ErrorClass::Reconnect,
-        code: "IO".into(),
-        message: format!("cannot connect to {addr}: {e}"),
-        context: None,
+    let tcp = TcpStream::connect(&addr).await.map_err(|e| {
+        EngineError::new(
+            super::ErrorClass::Reconnect,
+            "IO",
+            format!("cannot connect to {addr}: {e}"),
+        )
     })?;
     let _ = tcp.set_nodelay(true);
     Client::connect(config, tcp.compat_write())
@@ -174,12 +175,11 @@ pub struct MssqlSession {
     stmts: Vec<Prepared>,
 }
 
-impl MssqlSession {
-    fn stmt(&self, id: StmtId) -> Result<&Prepared, EngineError> {
-        self.stmts.get(id).ok_or_else(|| {
-            EngineError::fatal("DRIVEBENCH", format!("statement {id} was never prepared"))
-        })
-    }
+/// Statement `id` of a session (a free function, so the client stays borrowable beside it).
+fn lookup(stmts: &[Prepared], id: StmtId) -> Result<&Prepared, EngineError> {
+    stmts.get(id).ok_or_else(|| {
+        EngineError::fatal("DRIVEBENCH", format!("statement {id} was never prepared"))
+    })
 }
 
 /// The parameter types go into the message; the context is left to the caller, who names the
@@ -218,18 +218,16 @@ impl Session for MssqlSession {
     }
 
     async fn execute(&mut self, stmt: StmtId, params: &[Value]) -> Result<u64, EngineError> {
-        let st = self.stmt(stmt)?;
+        let st = lookup(&self.stmts, stmt)?;
         if st.control {
-            let sql = st.sql.clone();
-            batch(&mut self.client, &sql).await?;
+            batch(&mut self.client, &st.sql).await?;
             return Ok(0);
         }
         let binds: Vec<Param<'_>> = params.iter().map(Param).collect();
         let refs: Vec<&dyn ToSql> = binds.iter().map(|b| b as &dyn ToSql).collect();
-        let sql = &self.stmts[stmt].sql;
         let result = self
             .client
-            .execute(sql.as_str(), &refs)
+            .execute(st.sql.as_str(), &refs)
             .await
             .map_err(|e| with_params(classify(e), params))?;
         Ok(result.total())
@@ -241,14 +239,13 @@ impl Session for MssqlSession {
         params: &[Value],
         rows: &mut Rows,
     ) -> Result<(), EngineError> {
-        self.stmt(stmt)?;
+        let st = lookup(&self.stmts, stmt)?;
         rows.reset(0);
         let binds: Vec<Param<'_>> = params.iter().map(Param).collect();
         let refs: Vec<&dyn ToSql> = binds.iter().map(|b| b as &dyn ToSql).collect();
-        let sql = &self.stmts[stmt].sql;
         let mut stream = self
             .client
-            .query(sql.as_str(), &refs)
+            .query(st.sql.as_str(), &refs)
             .await
             .map_err(|e| with_params(classify(e), params))?;
         // The first result set is the statement's; anything after it is drained.

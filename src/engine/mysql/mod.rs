@@ -303,28 +303,23 @@ pub const RETRYABLE_CODES: [u16; 3] = [1213, 1205, 1020];
 
 fn classify(e: mysql_async::Error) -> EngineError {
     match e {
-        mysql_async::Error::Server(s) => EngineError {
-            class: if RETRYABLE_CODES.contains(&s.code) {
+        mysql_async::Error::Server(s) => EngineError::new(
+            if RETRYABLE_CODES.contains(&s.code) {
                 ErrorClass::Retryable
             } else {
                 ErrorClass::Fatal
             },
-            code: s.code.to_string(),
-            message: s.message,
-            context: None,
-        },
-        mysql_async::Error::Io(io) => EngineError {
-            class: ErrorClass::Reconnect,
-            code: "2013".into(),
-            message: format!("lost connection: {io}"),
-            context: None,
-        },
-        mysql_async::Error::Driver(mysql_async::DriverError::ConnectionClosed) => EngineError {
-            class: ErrorClass::Reconnect,
-            code: "2006".into(),
-            message: "server has gone away".into(),
-            context: None,
-        },
+            s.code.to_string(),
+            s.message,
+        ),
+        mysql_async::Error::Io(io) => EngineError::new(
+            ErrorClass::Reconnect,
+            "2013",
+            format!("lost connection: {io}"),
+        ),
+        mysql_async::Error::Driver(mysql_async::DriverError::ConnectionClosed) => {
+            EngineError::new(ErrorClass::Reconnect, "2006", "server has gone away")
+        }
         other => EngineError::fatal("CLIENT", other.to_string()),
     }
 }

@@ -389,12 +389,7 @@ fn classify(e: tokio_postgres::Error) -> EngineError {
     } else {
         message
     };
-    EngineError {
-        class,
-        code,
-        message,
-        context: None,
-    }
+    EngineError::new(class, code, message)
 }
 
 #[cfg(test)]

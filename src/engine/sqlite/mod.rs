@@ -231,12 +231,7 @@ fn classify(e: rusqlite::Error) -> EngineError {
                 ErrorCode::CannotOpen => (ErrorClass::Fatal, "SQLITE_CANTOPEN"),
                 _ => (ErrorClass::Fatal, "SQLITE_ERROR"),
             };
-            EngineError {
-                class,
-                code: code.to_string(),
-                message: msg.clone().unwrap_or_else(|| f.to_string()),
-                context: None,
-            }
+            EngineError::new(class, code, msg.clone().unwrap_or_else(|| f.to_string()))
         }
         other => EngineError::fatal("SQLITE_ERROR", other.to_string()),
     }
