@@ -102,8 +102,12 @@ pub fn check_curve_run(out_dir: &Path, pcts: &[f64], slo_p99_ms: f64) -> Value {
 }
 
 /// A point's figures: TPS from its transactions, latency ordered, and on its rate when it
-/// kept up — within 2 % of the scheduled transactions, or three standard deviations of
-/// Poisson arrivals when the point is too short for 2 % to be above the noise.
+/// kept up: short by no more than the backlog's tolerance (2 % of the scheduled transactions,
+/// at least three standard deviations of Poisson arrivals), and over by no more than five
+/// standard deviations plus the backlog carried in from the settle (its first-quarter lag,
+/// four times over, at the target rate). The rate's accuracy itself is proven in virtual time
+/// by the clients' unit tests; a 2 s point on a shared CI host sees the arrivals' noise and
+/// the settle's leftovers, and this bound only catches a schedule that is not followed.
 fn check_figures(x: &Value, seconds: f64) {
     let tx = x["transactions"].as_u64().unwrap() as f64;
     assert!(
@@ -122,9 +126,13 @@ fn check_figures(x: &Value, seconds: f64) {
     assert!((f(&x["backlog"]["tolerance"]) - tolerance).abs() < 1e-6 * tolerance);
     assert_eq!(x["sustainable"], x["backlog"]["sustainable"]);
     if x["sustainable"] == true {
+        let carried_in =
+            4.0 * f(&x["backlog"]["start_lag_first_ms"]) / 1000.0 * f(&x["target_tps"]);
+        let over = (0.02 * scheduled).max(5.0 * scheduled.sqrt()) + carried_in;
         assert!(
-            (tx - scheduled).abs() <= tolerance,
-            "{tx} transactions for {scheduled:.1} scheduled (tolerance {tolerance:.1}): {x}"
+            scheduled - tx <= tolerance && tx - scheduled <= over,
+            "{tx} transactions for {scheduled:.1} scheduled (short by at most {tolerance:.1}, \
+             over by at most {over:.1}): {x}"
         );
     }
 }
