@@ -4,7 +4,8 @@
 # Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32").
 #
 # Starts a private PostgreSQL cluster on a scratch directory, compares load speed (sysbench prepare vs
-# drivebench's loader, same 8 tables x 100,000 rows), then alternates sysbench oltp_read_write and
+# drivebench's loader, same 8 tables x 100,000 rows, PAIRS pairs in alternating order, each
+# into an empty database after a CHECKPOINT), then alternates sysbench oltp_read_write and
 # drivebench (external mode, prepare = "never", on sysbench's tables, rand_type special on both)
 # for PAIRS pairs at 8 and 32 clients, DURATION seconds each. Prints per client count the median
 # TPS ratio (drivebench / sysbench), each tool's median p99, and client CPU-seconds per 1,000
@@ -42,8 +43,10 @@ max_connections = 300
 CNF
 as_pg "$PGBIN/pg_ctl" -D "$work/data" -l "$work/server.log" -w start >/dev/null
 psql() { command psql -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -q "$@"; }
-psql -c 'CREATE DATABASE sbtest' -c 'CREATE DATABASE dbload'
-SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$port" --pgsql-user=postgres --pgsql-db=sbtest
+fresh_db() { PGOPTIONS=--client-min-messages=warning psql -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"; }
+settle() { psql -c CHECKPOINT; sleep 1; }
+SB_DB=--pgsql-db
+SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$port" --pgsql-user=postgres
     --tables=$TABLES --table-size=$ROWS --rand-type=special)
 
 ENGINE=postgres

@@ -3,7 +3,8 @@
 # Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32").
 #
 # Starts a private mariadbd on a scratch directory, compares load speed (sysbench prepare vs
-# drivebench's loader, same 8 tables x 100,000 rows), then alternates sysbench oltp_read_write and
+# drivebench's loader, same 8 tables x 100,000 rows, PAIRS pairs in alternating order, each
+# into an empty database after the server has flushed every dirty page), then alternates sysbench oltp_read_write and
 # drivebench (external mode, prepare = "never", on sysbench's tables, rand_type special on both)
 # for PAIRS pairs at 8 and 32 clients, DURATION seconds each. Prints per client count the median
 # TPS ratio (drivebench / sysbench), each tool's median p99, and client CPU-seconds per 1,000
@@ -43,9 +44,20 @@ CNF
 mariadb-install-db --defaults-file="$work/my.cnf" --user=root --auth-root-authentication-method=normal --skip-test-db >/dev/null
 mariadbd --defaults-file="$work/my.cnf" --user=root &
 for _ in $(seq 1 60); do mariadb -uroot -h127.0.0.1 -P"$port" -e 'SELECT 1' >/dev/null 2>&1 && break; sleep 1; done
-mariadb -uroot -h127.0.0.1 -P"$port" -e 'CREATE DATABASE sbtest; CREATE DATABASE dbload'
-SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root --mysql-db=sbtest
+m() { mariadb -uroot -h127.0.0.1 -P"$port" "$@"; }
+fresh_db() { m -e "DROP DATABASE IF EXISTS $1; CREATE DATABASE $1"; }
+settle() { # flush every dirty page (at most 120 s), then the usual flushing again
+    m -e 'SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0.001, GLOBAL innodb_max_dirty_pages_pct = 0'
+    for _ in $(seq 1 240); do
+        [ "$(m -N -e "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'" | cut -f2)" = 0 ] && break
+        sleep 0.5
+    done
+    m -e 'SET GLOBAL innodb_max_dirty_pages_pct = 90, GLOBAL innodb_max_dirty_pages_pct_lwm = 0'
+    sleep 1
+}
+SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root
     --tables=$TABLES --table-size=$ROWS --rand-type=special)
+SB_DB=--mysql-db
 
 ENGINE=mariadb
 SERVER_PID=$(cat "$work/mysqld.pid")

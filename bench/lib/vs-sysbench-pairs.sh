@@ -1,9 +1,12 @@
 # Shared by bench/vs-sysbench.sh and bench/vs-sysbench-pg.sh (sourced, not run): the load
 # comparison, the alternating sysbench/drivebench pairs and the summary table. The caller has
 # started the server and set: work, DB, TABLES, ROWS, CLIENTS, PAIRS, DURATION, the sysbench
-# arguments SB, ENGINE / URL_PREFIX for drivebench's external instance (URL_PREFIX without
-# the database, e.g. mysql://root@127.0.0.1:PORT), and SERVER_PID (the server's main process:
-# its CPU time, with that of exited children, is reported for each load).
+# arguments SB (without the database), SB_DB (sysbench's database flag, e.g. --mysql-db),
+# ENGINE / URL_PREFIX for drivebench's external instance (URL_PREFIX without the database,
+# e.g. mysql://root@127.0.0.1:PORT), SERVER_PID (the server's main process: its CPU time, with
+# that of exited children, is reported for each load), and two functions: `fresh_db NAME`
+# (drop and create an empty database) and `settle` (return once the server has written out
+# what earlier loads left dirty, so no load pays for the one before it).
 
 scenario() { # clients duration prepare db
     cat > "$work/db.toml" <<TOML
@@ -30,27 +33,57 @@ TOML
 server_cpu() { # CPU-seconds of the server so far (user + system, exited children included)
     awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15 + $16 + $17) / hz}' "/proc/$SERVER_PID/stat"
 }
-echo "== load: $TABLES tables x $ROWS rows"
-cpu0=$(server_cpu)
-start=$(date +%s.%N)
-sysbench oltp_read_write "${SB[@]}" --threads=$TABLES prepare >/dev/null
-sb_load=$(echo "$(date +%s.%N) - $start" | bc)
-cpu1=$(server_cpu)
-scenario 1 1 always dbload
-"$DB" run "$work/db.toml" --quiet --out "$work/load" --target "$work/t" >/dev/null
-cpu2=$(server_cpu)
-read -r db_load db_rows_s < <(python3 -c "import json;l=json.load(open('$work/load/result.json'))['instances'][0]['load'];print(l['seconds'], round(l['rows_per_s']))")
-printf "sysbench prepare: %.2f s   drivebench load: %.2f s (%s rows/s)   speed-up %.2fx\n" \
-    "$sb_load" "$db_load" "$db_rows_s" "$(echo "$sb_load / $db_load" | bc -l)"
+# The loads alternate which tool goes first, PAIRS pairs, each into an empty database on a
+# settled server; the medians are compared.
+echo "== load: $TABLES tables x $ROWS rows, $PAIRS pairs, order alternating"
+loads="$work/loads.tsv"
+: > "$loads"
+load_sysbench() {
+    fresh_db sbload
+    settle
+    local cpu0 start
+    cpu0=$(server_cpu)
+    start=$(date +%s.%N)
+    sysbench oltp_read_write "${SB[@]}" "$SB_DB=sbload" --threads=$TABLES prepare >/dev/null
+    printf "sysbench\t%s\t%s\t0\n" "$(echo "$(date +%s.%N) - $start" | bc)" \
+        "$(echo "$(server_cpu) - $cpu0" | bc)" >> "$loads"
+}
+load_drivebench() {
+    fresh_db dbload
+    settle
+    local cpu0
+    cpu0=$(server_cpu)
+    scenario 1 1 always dbload
+    rm -rf "$work/load"
+    "$DB" run "$work/db.toml" --quiet --out "$work/load" --target "$work/t" >/dev/null
+    read -r secs rows_s < <(python3 -c "import json;l=json.load(open('$work/load/result.json'))['instances'][0]['load'];print(l['seconds'], round(l['rows_per_s']))")
+    printf "drivebench\t%s\t%s\t%s\n" "$secs" "$(echo "$(server_cpu) - $cpu0" | bc)" "$rows_s" >> "$loads"
+}
+for p in $(seq 1 "$PAIRS"); do
+    if [ $((p % 2)) = 1 ]; then load_sysbench; load_drivebench; else load_drivebench; load_sysbench; fi
+    printf "pair %s: sysbench prepare %.2f s, drivebench load %.2f s\n" "$p" \
+        "$(grep ^sysbench "$loads" | tail -1 | cut -f2)" "$(grep ^drivebench "$loads" | tail -1 | cut -f2)"
+done
+python3 - "$loads" <<'PY'
+import statistics, sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
+def med(tool, i):
+    return statistics.median(float(r[i]) for r in rows if r[0] == tool)
+sb, db = med("sysbench", 1), med("drivebench", 1)
+print(f"sysbench prepare: {sb:.2f} s   drivebench load: {db:.2f} s ({med('drivebench', 3):.0f} rows/s)   speed-up {sb / db:.2f}x (medians)")
 # drivebench's figure includes its one-second run with one client.
-printf "server CPU: %.2f s during sysbench prepare, %.2f s during drivebench load + 1 s run\n" \
-    "$(echo "$cpu1 - $cpu0" | bc)" "$(echo "$cpu2 - $cpu1" | bc)"
+print(f"server CPU: {med('sysbench', 2):.2f} s during sysbench prepare, {med('drivebench', 2):.2f} s during drivebench load + 1 s run (medians)")
+PY
+# The runs use sysbench's own tables, prepared once more (not timed).
+fresh_db sbtest
+sysbench oltp_read_write "${SB[@]}" "$SB_DB=sbtest" --threads=$TABLES prepare >/dev/null
+settle
 
 results="$work/results.tsv"
 : > "$results"
 for c in $CLIENTS; do
     for p in $(seq 1 "$PAIRS"); do
-        /usr/bin/time -f "%U %S" -o "$work/sb.time" sysbench oltp_read_write "${SB[@]}" --threads="$c" \
+        /usr/bin/time -f "%U %S" -o "$work/sb.time" sysbench oltp_read_write "${SB[@]}" "$SB_DB=sbtest" --threads="$c" \
             --time="$DURATION" --percentile=99 run > "$work/sb.out"
         python3 - "$c" "$work" >> "$results" <<'PY'
 import re, sys
