@@ -7,7 +7,7 @@
 # Creates and fills a 4 GiB file once (drivebench sweep --fill 1), then for each case runs fio
 # (one job, ioengine=io_uring with fixedbufs and registerfiles — drivebench registers its
 # buffers and files too — direct=1, iodepth N) and drivebench (one thread x depth N,
-# io_uring, uncontrolled: --curve max) alternately, PAIRS pairs, DURATION seconds each, no
+# io_uring, uncontrolled: --curve max) alternately, PAIRS pairs (which goes first alternates), DURATION seconds each, no
 # warm-up on either side. Cases: 4K randread at depth 1, 32 and 128; 4K randwrite at 128; 64K
 # seqread at 32; 64K seqwrite at 16. Prints per case the median IOPS of each tool, the median
 # of the per-pair IOPS ratios (drivebench / fio), and the median CPU-µs per I/O of each (user + system time of the whole process from
@@ -51,15 +51,14 @@ merged_pct() { # before after -> % of the requests the tool issued that were mer
 
 results="$work/results.tsv"
 : > "$results"
-while read -r name rw bs depth rpct rnd; do
-    [[ "$name" =~ ${ONLY:-.} ]] || continue
-    for p in $(seq 1 "$PAIRS"); do
-        before="$(counts)"
-        /usr/bin/time -f "%U %S" -o "$work/fio.time" fio --name="$name" --filename="$file" --size=4g \
-            --direct=1 --ioengine=io_uring --fixedbufs=1 --registerfiles=1 --rw="$rw" --bs="$bs" --iodepth="$depth" --numjobs=1 \
-            --time_based --runtime="$DURATION" --norandommap --randrepeat=0 \
-            --output-format=json --output="$work/fio.json" >/dev/null
-        python3 - "$name" "$work" "$(merged_pct "$before" "$(counts)")" >> "$results" <<'PY'
+run_fio() {
+    local before
+    before="$(counts)"
+    /usr/bin/time -f "%U %S" -o "$work/fio.time" fio --name="$name" --filename="$file" --size=4g \
+        --direct=1 --ioengine=io_uring --fixedbufs=1 --registerfiles=1 --rw="$rw" --bs="$bs" --iodepth="$depth" --numjobs=1 \
+        --time_based --runtime="$DURATION" --norandommap --randrepeat=0 \
+        --output-format=json --output="$work/fio.json" >/dev/null
+    python3 - "$name" "$work" "$(merged_pct "$before" "$(counts)")" >> "$results" <<'PY'
 import json, sys
 name, work, merged = sys.argv[1], sys.argv[2], sys.argv[3]
 job = json.load(open(f"{work}/fio.json"))["jobs"][0]
@@ -68,20 +67,31 @@ iops = job["read"]["iops"] + job["write"]["iops"]
 u, s = map(float, open(f"{work}/fio.time").read().split()[-2:])
 print(f"fio\t{name}\t{iops:.1f}\t{(u + s) / ios * 1e6:.3f}\t{merged}")
 PY
-        rm -rf "$work/db"
-        before="$(counts)"
-        /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" sweep --target "$file" --fill 0 \
-            --bs "$bs" --read-pct "$rpct" --random-pct "$rnd" --threads 1 --depth "$depth" \
-            --io-engine io_uring --curve max --warmup 0s --duration "${DURATION}s" --quiet \
-            --out "$work/db" >/dev/null
-        python3 - "$name" "$work" "$(merged_pct "$before" "$(counts)")" >> "$results" <<'PY'
+}
+run_drivebench() {
+    local before
+    rm -rf "$work/db"
+    before="$(counts)"
+    /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" sweep --target "$file" --fill 0 \
+        --bs "$bs" --read-pct "$rpct" --random-pct "$rnd" --threads 1 --depth "$depth" \
+        --io-engine io_uring --curve max --warmup 0s --duration "${DURATION}s" --quiet \
+        --out "$work/db" >/dev/null
+    python3 - "$name" "$work" "$(merged_pct "$before" "$(counts)")" >> "$results" <<'PY'
 import json, sys
 name, work, merged = sys.argv[1], sys.argv[2], sys.argv[3]
 point = json.load(open(f"{work}/db/result.json"))["sweeps"][0]["points"][0]
 u, s = map(float, open(f"{work}/db.time").read().split()[-2:])
 print(f"drivebench\t{name}\t{point['iops']:.1f}\t{(u + s) / point['ios'] * 1e6:.3f}\t{merged}")
 PY
-        tail -2 "$results" | sed "s/^/pair $p: /"
+}
+while read -r name rw bs depth rpct rnd; do
+    [[ "$name" =~ ${ONLY:-.} ]] || continue
+    for p in $(seq 1 "$PAIRS"); do
+        # Which tool goes first alternates: a drive whose speed drifts (a virtual disk's
+        # burst credits, a host's other tenants) favours neither.
+        if [ $((p % 2)) = 1 ]; then run_fio; run_drivebench; else run_drivebench; run_fio; fi
+        grep -P "^fio\t$name\t" "$results" | tail -1 | sed "s/^/pair $p: /"
+        grep -P "^drivebench\t$name\t" "$results" | tail -1 | sed "s/^/pair $p: /"
     done
 done <<< "$CASES"
 
