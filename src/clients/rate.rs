@@ -104,8 +104,9 @@ pub struct Backlog {
     /// sustainable: 2 % of those scheduled, at least three standard deviations of Poisson
     /// arrivals.
     pub tolerance: f64,
-    /// Neither the shortfall nor the backlog's growth (lag growth x target rate) passed the
-    /// tolerance.
+    /// Neither the shortfall, nor the backlog's growth (lag growth x target rate), nor the
+    /// backlog left at the end (`behind_at_end`) passed the tolerance: a point that starts far
+    /// behind (carried in from its settle) and never drains is not kept up with either.
     pub sustainable: bool,
 }
 
@@ -123,17 +124,20 @@ impl Backlog {
         let tolerance = (0.02 * scheduled).max(3.0 * scheduled.sqrt());
         let shortfall = scheduled - transactions as f64;
         let growth = (start_lag_last_ms - start_lag_first_ms) / 1000.0 * target_rate;
+        let behind_at_end = start_lag_last_ms / 1000.0 * target_rate;
         Backlog {
             start_lag_first_ms,
             start_lag_last_ms,
-            behind_at_end: start_lag_last_ms / 1000.0 * target_rate,
+            behind_at_end,
             shortfall_pct: if scheduled > 0.0 {
                 shortfall / scheduled * 100.0
             } else {
                 0.0
             },
             tolerance,
-            sustainable: shortfall <= tolerance && growth <= tolerance,
+            sustainable: shortfall <= tolerance
+                && growth <= tolerance
+                && behind_at_end <= tolerance,
         }
     }
 }
@@ -143,13 +147,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_point_is_judged_by_its_shortfall_and_its_growing_lag() {
+    fn a_point_is_judged_by_its_shortfall_its_growing_lag_and_what_is_left_at_its_end() {
         // (rate, seconds, done, first lag, last lag) -> sustainable
         let cases = [
             (1000.0, 60.0, 59_500, 1.0, 1.2, true),      // within 2 %
             (1000.0, 60.0, 57_000, 1.0, 1.2, false),     // 5 % short
             (1000.0, 60.0, 59_900, 1.0, 2_000.0, false), // lag grew 2 s = 2,000 tx behind
             (10.0, 10.0, 92, 0.0, 0.0, true),            // 8 % short but within Poisson noise
+            (1000.0, 10.0, 9_950, 600.0, 610.0, false),  // 600 ms behind throughout: never drained
+            (1000.0, 10.0, 9_950, 600.0, 20.0, true),    // carried in, drained by the end
         ];
         for (rate, secs, done, first, last, ok) in cases {
             let b = Backlog::judge(rate, secs, done, first, last);

@@ -266,7 +266,7 @@ pub fn markdown(s: &mut String, curves: &[CurveReport]) {
         let _ = writeln!(s, "\n## Load curve\n");
         let _ = writeln!(
             s,
-            "Peak {:.1} TPS (closed loop). Response time from the intended start; a point is unsustainable when its shortfall or its backlog growth passes 2 % of its scheduled transactions (at least 3 sigma of Poisson arrivals).\n",
+            "Peak {:.1} TPS (closed loop). Response time from the intended start; a point is unsustainable when its shortfall, its backlog growth or the backlog left at its end passes 2 % of its scheduled transactions (at least 3 sigma of Poisson arrivals).\n",
             c.peak_tps
         );
         let _ = writeln!(
