@@ -13,7 +13,7 @@ use super::error::IoError;
 use super::profiles::Profile;
 use super::result::PointResult;
 use super::run::run_point;
-use super::spec::{Arrivals, EngineChoice, Pacing, Region};
+use super::spec::{Arrivals, EngineChoice, Pacing, PointSpec, Region};
 use super::target::DirectTarget;
 use crate::protocol::curve::{CurveDriver, CurveSpec, PointOutcome, SloResult, Step};
 use crate::protocol::steady::{SteadyRule, SteadyWindow};
@@ -38,6 +38,18 @@ pub struct SweepSpec {
     /// SNIA-style steady state before the max run: uncontrolled rounds of `round_secs` until the
     /// rule holds on IOPS or its round cap is reached.
     pub steady: Option<SteadySpec>,
+}
+
+impl SweepSpec {
+    /// One point of this sweep's profile, on its region and with its engine settings.
+    fn point(&self, warmup_secs: f64, secs: f64, pacing: Pacing, seed: u64) -> PointSpec {
+        let mut p = self
+            .profile
+            .spec(self.region, warmup_secs, secs, pacing, seed);
+        p.engine = self.engine;
+        p.submit_batch = self.submit_batch;
+        p
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -126,16 +138,12 @@ pub fn run_sweep(
     mut on_point: impl FnMut(&SweepPoint),
 ) -> Result<SweepResult, IoError> {
     let point = |pacing: Pacing, n: u64| {
-        let mut p = spec.profile.spec(
-            spec.region,
+        spec.point(
             spec.warmup_secs,
             spec.point_secs,
             pacing,
             spec.seed.wrapping_add(n),
-        );
-        p.engine = spec.engine;
-        p.submit_batch = spec.submit_batch;
-        p
+        )
     };
     let steady = match &spec.steady {
         Some(st) => Some(steady_rounds(target, spec, st, stop, &mut on_point)?),
@@ -230,15 +238,12 @@ fn steady_rounds(
 ) -> Result<SteadyReport, IoError> {
     let mut rounds = Vec::new();
     while st.rule.wants_more(&rounds) && !stop.load(Ordering::Relaxed) {
-        let mut round = spec.profile.spec(
-            spec.region,
+        let round = spec.point(
             0.0,
             st.round_secs,
             Pacing::Uncontrolled,
             spec.seed.wrapping_add(1_000_000 + rounds.len() as u64),
         );
-        round.engine = spec.engine;
-        round.submit_batch = spec.submit_batch;
         let r = run_point(target, &round, stop)?;
         if r.stopped_early {
             break;

@@ -152,35 +152,53 @@ impl CurveDriver {
     /// it, so a noisy miss at a low point does not hide a higher rate that met the objective.
     /// None when nothing above the highest met missed: no latency limit within the curve.
     fn initial_bracket(&self, slo: f64) -> Option<(f64, f64)> {
-        let met = self
-            .outcomes
-            .iter()
-            .filter(|o| o.meets(slo))
-            .map(|o| o.target_rate)
-            .fold(0.0, f64::max);
-        let missed = self
-            .outcomes
-            .iter()
-            .filter(|o| !o.meets(slo) && o.target_rate > met)
-            .map(|o| o.target_rate)
-            .fold(f64::INFINITY, f64::min);
-        missed.is_finite().then_some((met, missed))
+        let (met, missed) = met_and_missed(&self.outcomes, slo);
+        missed.map(|m| (met, m))
     }
 
     /// The SLO answer once `next_step` has returned `Done`.
     pub fn slo(&self) -> Option<SloResult> {
         let slo = self.spec.slo_p99_ms?;
-        let met = self
-            .outcomes
-            .iter()
-            .filter(|o| o.meets(slo))
-            .map(|o| o.achieved_rate)
-            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
         Some(SloResult {
             p99_ms: slo,
-            max_rate: met,
+            max_rate: best_met(&self.outcomes, slo),
             first_miss_rate: self.bracket.map(|(_, missed)| missed),
         })
+    }
+}
+
+/// The highest target rate that met `slo` (0 if none) and the lowest that missed above it.
+fn met_and_missed(outcomes: &[PointOutcome], slo: f64) -> (f64, Option<f64>) {
+    let met = outcomes
+        .iter()
+        .filter(|o| o.meets(slo))
+        .map(|o| o.target_rate)
+        .fold(0.0, f64::max);
+    let missed = outcomes
+        .iter()
+        .filter(|o| !o.meets(slo) && o.target_rate > met)
+        .map(|o| o.target_rate)
+        .min_by(f64::total_cmp);
+    (met, missed)
+}
+
+/// The highest achieved rate among the outcomes that met `slo`.
+fn best_met(outcomes: &[PointOutcome], slo: f64) -> Option<f64> {
+    outcomes
+        .iter()
+        .filter(|o| o.meets(slo))
+        .map(|o| o.achieved_rate)
+        .max_by(f64::total_cmp)
+}
+
+/// The SLO figure read off outcomes that already ran, with no search of its own: the highest
+/// achieved rate that met it, and the lowest target that missed above the highest target that
+/// met it — the bracket a search starts from. A curve's per-instance figures are read so.
+pub fn read_off(outcomes: &[PointOutcome], slo: f64) -> SloResult {
+    SloResult {
+        p99_ms: slo,
+        max_rate: best_met(outcomes, slo),
+        first_miss_rate: met_and_missed(outcomes, slo).1,
     }
 }
 

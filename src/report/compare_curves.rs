@@ -66,12 +66,13 @@ pub fn figures(r: &RunReport) -> Option<CurveFigures> {
     })
 }
 
+/// A run's curve SLO figure, when it ran a curve with an objective.
+fn slo_of(e: &RunEntry) -> Option<SloResult> {
+    e.curve.as_ref().and_then(|c| c.slo)
+}
+
 fn slo_figure(e: &RunEntry) -> f64 {
-    e.curve
-        .as_ref()
-        .and_then(|c| c.slo)
-        .and_then(|s| s.max_rate)
-        .unwrap_or(0.0)
+    slo_of(e).and_then(|s| s.max_rate).unwrap_or(0.0)
 }
 
 /// The comparison of the runs' SLO figures; None when no run has a curve.
@@ -91,10 +92,7 @@ pub fn build(runs: &[RunEntry]) -> Option<CurveComparison> {
             .map(|e| e.label.as_str())
             .collect()
     };
-    let targets: Vec<Option<f64>> = runs
-        .iter()
-        .map(|e| e.curve.as_ref().and_then(|c| c.slo).map(|s| s.p99_ms))
-        .collect();
+    let targets: Vec<Option<f64>> = runs.iter().map(|e| slo_of(e).map(|s| s.p99_ms)).collect();
     let no_curve = without(&|_| true);
     let no_slo = without(&|c| c.slo.is_some());
     let not_ranked = if !no_curve.is_empty() {
@@ -104,7 +102,7 @@ pub fn build(runs: &[RunEntry]) -> Option<CurveComparison> {
     } else if targets.iter().any(|t| *t != targets[0]) {
         Some(format!(
             "the SLO targets differ ({}); a rate within one objective says nothing about another",
-            list(&|e| format!("p99 <= {} ms", targets_of(e)))
+            list(&|e| format!("p99 <= {} ms", slo_of(e).map_or(0.0, |s| s.p99_ms)))
         ))
     } else if runs.iter().any(|e| e.instances != runs[0].instances) {
         Some(format!(
@@ -128,13 +126,6 @@ pub fn build(runs: &[RunEntry]) -> Option<CurveComparison> {
         },
         not_ranked,
     })
-}
-
-fn targets_of(e: &RunEntry) -> f64 {
-    e.curve
-        .as_ref()
-        .and_then(|c| c.slo)
-        .map_or(0.0, |s| s.p99_ms)
 }
 
 /// The side-by-side rows: run, instances, peak TPS, SLO, max TPS within it, lowest target

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clients::rate::Backlog;
 use crate::metrics::summary::Latency;
-use crate::protocol::curve::SloResult;
+use crate::protocol::curve::{PointOutcome, SloResult, read_off};
 
 /// One `[[curve]]` as it ran.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -46,41 +46,43 @@ pub struct InstanceSlo {
     pub slo: SloResult,
 }
 
-/// The per-instance SLO figures of `points` for objective `p99_ms` (empty with one instance).
-pub fn instance_slo(points: &[CurvePoint], p99_ms: f64) -> Vec<InstanceSlo> {
-    let names: Vec<&str> = points
+/// How a point is judged, as summary.md and report.html state it (`Backlog::judge`).
+pub const SUSTAINABLE_RULE: &str = "a point is unsustainable when its shortfall, its backlog growth or the backlog left at its end passes 2 % of its scheduled transactions (at least 3 sigma of Poisson arrivals).";
+
+/// The instances of a curve's points, in order (the first point's).
+pub fn instance_names(points: &[CurvePoint]) -> Vec<&str> {
+    points
         .first()
         .map(|p| p.per_instance.iter().map(|i| i.instance.as_str()).collect())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The per-instance SLO figures of `points` for objective `p99_ms` (empty with one instance).
+pub fn instance_slo(points: &[CurvePoint], p99_ms: f64) -> Vec<InstanceSlo> {
+    let names = instance_names(points);
     if names.len() < 2 {
         return Vec::new();
     }
-    let meets = |f: &PointFigures| f.sustainable && f.latency_ms.p99 <= p99_ms;
     names
         .into_iter()
         .map(|name| {
-            let figures: Vec<&PointFigures> = points
+            let outcomes: Vec<PointOutcome> = points
                 .iter()
                 .filter(|p| p.kind != PointKind::Max)
-                .filter_map(|p| p.per_instance.iter().find(|i| i.instance == name))
-                .map(|i| &i.figures)
+                .filter_map(|p| p.figures(Some(name)))
+                .filter_map(|f| {
+                    Some(PointOutcome {
+                        target_rate: f.target_tps?,
+                        achieved_rate: f.achieved_tps,
+                        mean_ms: f.latency_ms.avg,
+                        p99_ms: f.latency_ms.p99,
+                        sustainable: f.sustainable,
+                    })
+                })
                 .collect();
-            let met: Vec<&&PointFigures> = figures.iter().filter(|f| meets(f)).collect();
-            let max_rate = met.iter().map(|f| f.achieved_tps).max_by(f64::total_cmp);
-            let met_target = met.iter().filter_map(|f| f.target_tps).fold(0.0, f64::max);
-            let first_miss = figures
-                .iter()
-                .filter(|f| !meets(f))
-                .filter_map(|f| f.target_tps)
-                .filter(|t| *t > met_target)
-                .min_by(f64::total_cmp);
             InstanceSlo {
                 instance: name.to_string(),
-                slo: SloResult {
-                    p99_ms,
-                    max_rate,
-                    first_miss_rate: first_miss,
-                },
+                slo: read_off(&outcomes, p99_ms),
             }
         })
         .collect()
@@ -266,7 +268,7 @@ pub fn markdown(s: &mut String, curves: &[CurveReport]) {
         let _ = writeln!(s, "\n## Load curve\n");
         let _ = writeln!(
             s,
-            "Peak {:.1} TPS (closed loop). Response time from the intended start; a point is unsustainable when its shortfall, its backlog growth or the backlog left at its end passes 2 % of its scheduled transactions (at least 3 sigma of Poisson arrivals).\n",
+            "Peak {:.1} TPS (closed loop). Response time from the intended start; {SUSTAINABLE_RULE}\n",
             c.peak_tps
         );
         let _ = writeln!(

@@ -7,7 +7,9 @@
 
 use std::fmt::Write;
 
-use super::curves::{CurvePoint, CurveReport, PointFigures, PointKind};
+use super::curves::{
+    CurvePoint, CurveReport, PointFigures, PointKind, SUSTAINABLE_RULE, instance_names,
+};
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
 use crate::protocol::curve::SloResult;
 
@@ -17,11 +19,7 @@ pub(super) fn section(s: &mut String, curves: &[CurveReport]) {
     }
     s.push_str("<h2>Load curves</h2>");
     for (k, c) in curves.iter().enumerate() {
-        let names: Vec<&str> = c
-            .points
-            .first()
-            .map(|p| p.per_instance.iter().map(|i| i.instance.as_str()).collect())
-            .unwrap_or_default();
+        let names = instance_names(&c.points);
         let title = if curves.len() > 1 {
             format!("Load curve {}", k + 1)
         } else {
@@ -29,7 +27,7 @@ pub(super) fn section(s: &mut String, curves: &[CurveReport]) {
         };
         let _ = write!(
             s,
-            "<h3>{title}</h3><p>Peak {:.1} TPS (closed-loop max run{}){}. Each point is an open model at a percentage of each instance's own peak; response time counts from the intended start, service time from the actual start; a point is unsustainable when it fell short of its schedule or its backlog grew by more than 2 % of its scheduled transactions (at least 3 sigma of Poisson arrivals).</p>",
+            "<h3>{title}</h3><p>Peak {:.1} TPS (closed-loop max run{}){}. Each point is an open model at a percentage of each instance's own peak; response time counts from the intended start, service time from the actual start; {SUSTAINABLE_RULE}</p>",
             c.peak_tps,
             if names.len() > 1 {
                 format!(", {} instances together", names.len())

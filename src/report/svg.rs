@@ -292,22 +292,24 @@ pub fn render(c: &Chart) -> String {
     }
     for (i, ser) in c.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        let pts: Vec<String> = ser
+        let pts: Vec<(f64, f64)> = ser
             .points
             .iter()
-            .filter_map(|(x, y)| Some((c.x_scale.map(*x)?, c.y_scale.map(*y)?)))
-            .map(|(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
+            .filter_map(|(x, y)| Some((px(c.x_scale.map(*x)?), py(c.y_scale.map(*y)?))))
             .collect();
+        let line: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
         let dash = dash_attr(ser);
         let _ = write!(
             s,
             r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
-            pts.join(" ")
+            line.join(" ")
         );
         if pts.len() == 1 || c.dots {
-            for p in &pts {
-                let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
-                let _ = write!(s, r#"<circle cx="{x}" cy="{y}" r="2.5" fill="{color}"/>"#);
+            for (x, y) in &pts {
+                let _ = write!(
+                    s,
+                    r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.5" fill="{color}"/>"#
+                );
             }
         }
     }
@@ -332,14 +334,21 @@ pub fn render(c: &Chart) -> String {
     } else {
         (LEFT, 27.0)
     };
-    for (i, ser) in c.series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let dash = dash_attr(ser);
-        let width = 30.0 + 6.5 * ser.name.chars().count() as f64;
+    // Where the next entry goes: along the row, or at the start of the next one when full.
+    let mut slot = |name: &str| {
+        let width = 30.0 + 6.5 * name.chars().count() as f64;
         if lx + width > W - RIGHT && lx > LEFT {
             lx = LEFT;
             ly += 13.0;
         }
+        let at = (lx, ly);
+        lx += width;
+        at
+    };
+    for (i, ser) in c.series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let dash = dash_attr(ser);
+        let (lx, ly) = slot(&ser.name);
         let _ = write!(
             s,
             r#"<line x1="{lx:.1}" x2="{:.1}" y1="{ly}" y2="{ly}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{}" class="lg">{}</text>"#,
@@ -348,14 +357,9 @@ pub fn render(c: &Chart) -> String {
             ly + 4.0,
             escape(&ser.name)
         );
-        lx += width;
     }
     for m in c.marks.iter().filter(|m| !m.points.is_empty()) {
-        let width = 30.0 + 6.5 * m.name.chars().count() as f64;
-        if lx + width > W - RIGHT && lx > LEFT {
-            lx = LEFT;
-            ly += 13.0;
-        }
+        let (lx, ly) = slot(&m.name);
         let _ = write!(
             s,
             r#"<circle cx="{:.1}" cy="{ly}" r="4" fill="none" stroke="{}" stroke-width="1.8"/><text x="{:.1}" y="{}" class="lg">{}</text>"#,
@@ -365,7 +369,6 @@ pub fn render(c: &Chart) -> String {
             ly + 4.0,
             escape(&m.name)
         );
-        lx += width;
     }
     s.push_str("</svg>");
     s
