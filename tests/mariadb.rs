@@ -99,7 +99,60 @@ fn an_external_server_is_used_as_it_is() {
         result["plan"]["instances"][0]["url"],
         format!("mysql://root@127.0.0.1:{}/drivebench_ext", server.port())
     );
+    bulk_text_round_trips_and_plain_refuses_what_needs_escaping(server.port());
     drop(server);
+}
+
+/// LOAD DATA with and without escapes: each reads back what was sent, and rows declared plain
+/// that hold a tab fail the load with a message naming the value.
+fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
+    use drivebench::engine::mysql::MysqlConnector;
+    use drivebench::engine::{BulkText, Connector, Rows, Session, Value};
+    let url = format!("mysql://root@127.0.0.1:{port}/drivebench_bulk");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let c = MysqlConnector::new(&url, None, 4).await.unwrap();
+        let mut s = c.connect().await.unwrap();
+        let load = async |s: &mut <MysqlConnector as Connector>::Session,
+                          text: BulkText,
+                          rows: Vec<Value>| {
+            s.execute_text("DROP TABLE IF EXISTS t").await.unwrap();
+            s.execute_text("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(40) NULL)")
+                .await
+                .unwrap();
+            let (tx, rx) = tokio::sync::mpsc::channel(2);
+            tx.send(rows).await.unwrap();
+            drop(tx);
+            s.bulk_load("t", &["id", "v"], text, rx).await
+        };
+        let read = async |s: &mut <MysqlConnector as Connector>::Session| {
+            let q = s.prepare("SELECT id, v FROM t ORDER BY id").await.unwrap();
+            let mut rows = Rows::default();
+            s.query(q, &[], &mut rows).await.unwrap();
+            rows.values
+        };
+        let plain = vec![
+            Value::Int(1),
+            Value::Text("12345678901-23456789012".into()),
+            Value::Int(2),
+            Value::Text(String::new()),
+        ];
+        assert_eq!(
+            load(&mut s, BulkText::Plain, plain.clone()).await.unwrap(),
+            2
+        );
+        assert_eq!(read(&mut s).await, plain);
+        let any = vec![
+            Value::Int(1),
+            Value::Text("tab\there\\ and\nnewline".into()),
+            Value::Int(2),
+            Value::Null,
+        ];
+        assert_eq!(load(&mut s, BulkText::Any, any.clone()).await.unwrap(), 2);
+        assert_eq!(read(&mut s).await, any);
+        let err = load(&mut s, BulkText::Plain, any).await.unwrap_err();
+        assert!(err.to_string().contains("needs escaping"), "{err}");
+    });
 }
 
 #[test]

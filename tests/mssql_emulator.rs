@@ -24,7 +24,7 @@ use std::sync::atomic::AtomicU64;
 
 use common::mssql::{Emulator, PASSWORD};
 use drivebench::engine::mssql::{MssqlConfig, MssqlConnector, MssqlSession};
-use drivebench::engine::{BulkPath, Connector, ErrorClass, Rows, Session, Value};
+use drivebench::engine::{BulkPath, BulkText, Connector, ErrorClass, Rows, Session, Value};
 use drivebench::scenario;
 use drivebench::scenario::plan::EngineKind;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
@@ -227,6 +227,7 @@ async fn tds_emulator_not_sql_server_sysbench_schema_load_and_every_statement() 
             BulkPath::None,
             &format!("sbtest{t}"),
             &["id", "k", "c", "pad"],
+            BulkText::Plain,
             &insert,
             sysbench_rows(t),
             &done,

@@ -193,7 +193,7 @@ fn a_prebuilt_cluster_is_built_once_and_copied_before_every_run() {
 #[test]
 fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
     use drivebench::engine::postgres::PgConnector;
-    use drivebench::engine::{Connector, Rows, Session, Value};
+    use drivebench::engine::{BulkText, Connector, Rows, Session, Value};
     use drivebench::provision::postgres::{PostgresInstance, PostgresSettings};
     let tmp = tempfile::tempdir().unwrap();
     std::fs::set_permissions(
@@ -242,7 +242,7 @@ fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
             .unwrap();
         drop(tx);
         let written = s
-            .bulk_load("money", &["id", "amount", "rate", "at"], rx)
+            .bulk_load("money", &["id", "amount", "rate", "at"], BulkText::Any, rx)
             .await
             .unwrap();
         assert_eq!(written, 1);

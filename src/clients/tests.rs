@@ -11,7 +11,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::engine::{BulkPath, ErrorClass, Execution, RowChunks, Rows, Session, StmtId, Value};
+use crate::engine::{
+    BulkPath, BulkText, ErrorClass, Execution, RowChunks, Rows, Session, StmtId, Value,
+};
 use crate::metrics::{InstanceRecorder, Recorded};
 use crate::workload::{StatementCounts, Workload};
 
@@ -66,6 +68,7 @@ impl Session for FakeSession {
         &mut self,
         _table: &str,
         _columns: &[&str],
+        _text: BulkText,
         _chunks: RowChunks,
     ) -> Result<u64, EngineError> {
         Err(EngineError::fatal("DRIVEBENCH", "no bulk path"))

@@ -218,11 +218,12 @@ pub trait Session: Send + 'static {
     /// Stream `chunks` (row-major, `columns.len()` values per row) into `table` through the
     /// engine's bulk path as one statement, committed when the channel closes; gives the rows
     /// the engine says it wrote. Only called when [`Session::bulk_path`] said
-    /// [`BulkPath::Stream`].
+    /// [`BulkPath::Stream`]. `text` says whether the values may need escaping.
     fn bulk_load(
         &mut self,
         table: &str,
         columns: &[&str],
+        text: BulkText,
         chunks: RowChunks,
     ) -> impl Future<Output = Result<u64, EngineError>> + Send;
     /// Bound parameters one request may carry (SQL Server: about 2,100); the INSERT path of
@@ -234,6 +235,18 @@ pub trait Session: Send + 'static {
 
 /// Rows for [`Session::bulk_load`], a chunk at a time.
 pub type RowChunks = tokio::sync::mpsc::Receiver<Vec<Value>>;
+
+/// What the values of a bulk load may hold, so a text-format bulk path knows whether it must
+/// escape them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BulkText {
+    /// No NULL, and no tab, newline or backslash in any text: the generator cannot make them
+    /// (sysbench's digits and dashes). The engine may send the values as they are; a value that
+    /// breaks the promise fails the load.
+    Plain,
+    /// Anything: escaped where needed.
+    Any,
+}
 
 /// An engine's bulk-load path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -323,6 +336,33 @@ pub fn tsv(rows: &[Value], width: usize) -> Vec<u8> {
         out.push(b'\n');
     }
     out
+}
+
+/// [`tsv`] for [`BulkText::Plain`] rows: the values as they are, for a reader with no escape
+/// character. A NULL, or a tab, newline or backslash in a text, is an error naming the value.
+pub fn tsv_plain(rows: &[Value], width: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(rows.len() * 48);
+    let mut num = itoa::Buffer::new();
+    for row in rows.chunks(width.max(1)) {
+        for (i, v) in row.iter().enumerate() {
+            if i > 0 {
+                out.push(b'\t');
+            }
+            match v {
+                Value::Null => return Err("a NULL value in rows declared plain".into()),
+                Value::Int(n) => out.extend_from_slice(num.format(*n).as_bytes()),
+                Value::Float(f) => out.extend_from_slice(f.to_string().as_bytes()),
+                Value::Text(t) => match memchr::memchr3(b'\t', b'\n', b'\\', t.as_bytes()) {
+                    None => out.extend_from_slice(t.as_bytes()),
+                    Some(_) => {
+                        return Err(format!("text {t:?} in rows declared plain needs escaping"));
+                    }
+                },
+            }
+        }
+        out.push(b'\n');
+    }
+    Ok(out)
 }
 
 /// Estimated bytes on disk for one instance's sysbench tables after load.

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{BulkPath, EngineError, Session, Value};
+use crate::engine::{BulkPath, BulkText, EngineError, Session, Value};
 
 /// The INSERT path's statements for one table.
 pub struct InsertSql {
@@ -36,6 +36,7 @@ pub async fn feed<S: Session>(
     path: BulkPath,
     table: &str,
     columns: &[&str],
+    text: BulkText,
     insert: &InsertSql,
     mut next: impl FnMut() -> Option<Vec<Value>> + Send,
     rows_done: &AtomicU64,
@@ -99,7 +100,7 @@ pub async fn feed<S: Session>(
         }
         true
     };
-    let (finished, loaded) = tokio::join!(produce, s.bulk_load(table, columns, rx));
+    let (finished, loaded) = tokio::join!(produce, s.bulk_load(table, columns, text, rx));
     let written = loaded?;
     Ok(if finished {
         Fed::Done {

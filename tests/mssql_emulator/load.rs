@@ -9,7 +9,7 @@
 
 use std::sync::atomic::AtomicU64;
 
-use drivebench::engine::{BulkPath, Connector, Session, Value};
+use drivebench::engine::{BulkPath, BulkText, Connector, Session, Value};
 use drivebench::scenario::plan::EngineKind;
 use drivebench::workload::Rng;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
@@ -64,6 +64,7 @@ async fn tds_emulator_not_sql_server_tpcc_population_through_multi_row_inserts()
             BulkPath::None,
             table.name(),
             cols,
+            BulkText::Any,
             &insert,
             || {
                 chunks -= 1;

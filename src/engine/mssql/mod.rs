@@ -25,8 +25,8 @@ pub use url::MssqlUrl;
 pub use values::{Param, declared_type, decode, number_placeholders};
 
 use super::{
-    BulkPath, Connector, EngineError, Execution, RowChunks, Rows, Session, StmtId, TxnControl,
-    Value, txn_control,
+    BulkPath, BulkText, Connector, EngineError, Execution, RowChunks, Rows, Session, StmtId,
+    TxnControl, Value, txn_control,
 };
 
 /// Parameters per request: SQL Server takes at most 2,100, `sp_executesql` uses two of them.
@@ -282,6 +282,7 @@ impl Session for MssqlSession {
         &mut self,
         table: &str,
         _columns: &[&str],
+        _text: BulkText,
         _chunks: RowChunks,
     ) -> Result<u64, EngineError> {
         Err(EngineError::fatal(

@@ -16,8 +16,8 @@ use tokio_postgres::{Client, NoTls, Statement};
 pub use config::PostgresConfig;
 
 use super::{
-    BulkPath, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session, StmtId,
-    Value,
+    BulkPath, BulkText, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session,
+    StmtId, Value,
 };
 
 /// The database drivebench creates and uses on every PostgreSQL instance.
@@ -301,6 +301,7 @@ impl Session for PgSession {
         &mut self,
         table: &str,
         columns: &[&str],
+        _text: BulkText,
         mut chunks: RowChunks,
     ) -> Result<u64, EngineError> {
         let cols = columns.join(", ");

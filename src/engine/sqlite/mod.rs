@@ -13,8 +13,8 @@ use rusqlite::{Connection, OpenFlags, params_from_iter, types::ValueRef};
 pub use config::SqliteConfig;
 
 use super::{
-    BulkPath, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session, StmtId,
-    TxnControl, Value, txn_control,
+    BulkPath, BulkText, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session,
+    StmtId, TxnControl, Value, txn_control,
 };
 use crate::scenario::plan::SysbenchOptions;
 
@@ -205,6 +205,7 @@ impl Session for SqliteSession {
         &mut self,
         _table: &str,
         _columns: &[&str],
+        _text: BulkText,
         _chunks: RowChunks,
     ) -> Result<u64, EngineError> {
         Err(EngineError::fatal("DRIVEBENCH", "no bulk path"))

@@ -16,7 +16,7 @@ use super::data;
 use super::rand::DefaultRand;
 use crate::clients::runner::spawn_on;
 use crate::engine::{
-    BulkPath, Connector, EngineError, Execution, Rows, Session, Statements, Value,
+    BulkPath, BulkText, Connector, EngineError, Execution, Rows, Session, Statements, Value,
 };
 use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
 use crate::workload::Rng;
@@ -373,6 +373,8 @@ async fn load_table<S: Session>(
         table.path,
         &table_name,
         &COLUMNS,
+        // Integers, and text of digits and dashes only.
+        BulkText::Plain,
         &insert,
         || maker.next_chunk(),
         rows_done,

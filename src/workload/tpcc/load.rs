@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::data::{LoadParams, TableRows};
 use super::table::Table;
 use crate::clients::runner::spawn_on;
-use crate::engine::{BulkPath, Connector, EngineError, Execution, Session, Statements};
+use crate::engine::{BulkPath, BulkText, Connector, EngineError, Execution, Session, Statements};
 use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::meta;
 use crate::workload::sysbench::load::LoadReport;
@@ -279,6 +279,8 @@ async fn load_table<S: Session>(
         ctx.path,
         table.name(),
         cols,
+        // NULL carrier ids and delivery dates.
+        BulkText::Any,
         &insert,
         || rows.next_chunk(CHUNK_ROWS),
         ctx.rows_done,
