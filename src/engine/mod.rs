@@ -304,9 +304,11 @@ impl EngineConfig {
     }
 }
 
-/// Rows in the text format both MySQL's LOAD DATA and PostgreSQL's COPY read by default:
-/// tab-separated, newline-terminated, backslash escapes, `\N` for NULL.
-pub fn tsv(rows: &[Value], width: usize) -> Vec<u8> {
+/// Rows in the text format MySQL's LOAD DATA reads: tab-separated, newline-terminated. `Any`
+/// rows get backslash escapes and `\N` for NULL; `Plain` rows go as they are, for a reader with
+/// no escape character, and a NULL, or a tab, newline or backslash in a text, is an error naming
+/// the value.
+pub fn tsv(rows: &[Value], width: usize, text: BulkText) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(rows.len() * 48);
     let mut num = itoa::Buffer::new();
     for row in rows.chunks(width.max(1)) {
@@ -315,11 +317,17 @@ pub fn tsv(rows: &[Value], width: usize) -> Vec<u8> {
                 out.push(b'\t');
             }
             match v {
+                Value::Null if text == BulkText::Plain => {
+                    return Err("a NULL value in rows declared plain".into());
+                }
                 Value::Null => out.extend_from_slice(b"\\N"),
                 Value::Int(n) => out.extend_from_slice(num.format(*n).as_bytes()),
                 Value::Float(f) => out.extend_from_slice(f.to_string().as_bytes()),
                 Value::Text(t) if memchr::memchr3(b'\t', b'\n', b'\\', t.as_bytes()).is_none() => {
                     out.extend_from_slice(t.as_bytes())
+                }
+                Value::Text(t) if text == BulkText::Plain => {
+                    return Err(format!("text {t:?} in rows declared plain needs escaping"));
                 }
                 Value::Text(t) => {
                     for &b in t.as_bytes() {
@@ -331,33 +339,6 @@ pub fn tsv(rows: &[Value], width: usize) -> Vec<u8> {
                         }
                     }
                 }
-            }
-        }
-        out.push(b'\n');
-    }
-    out
-}
-
-/// [`tsv`] for [`BulkText::Plain`] rows: the values as they are, for a reader with no escape
-/// character. A NULL, or a tab, newline or backslash in a text, is an error naming the value.
-pub fn tsv_plain(rows: &[Value], width: usize) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(rows.len() * 48);
-    let mut num = itoa::Buffer::new();
-    for row in rows.chunks(width.max(1)) {
-        for (i, v) in row.iter().enumerate() {
-            if i > 0 {
-                out.push(b'\t');
-            }
-            match v {
-                Value::Null => return Err("a NULL value in rows declared plain".into()),
-                Value::Int(n) => out.extend_from_slice(num.format(*n).as_bytes()),
-                Value::Float(f) => out.extend_from_slice(f.to_string().as_bytes()),
-                Value::Text(t) => match memchr::memchr3(b'\t', b'\n', b'\\', t.as_bytes()) {
-                    None => out.extend_from_slice(t.as_bytes()),
-                    Some(_) => {
-                        return Err(format!("text {t:?} in rows declared plain needs escaping"));
-                    }
-                },
             }
         }
         out.push(b'\n');

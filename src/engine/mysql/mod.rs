@@ -277,14 +277,11 @@ impl Session for MysqlSession {
                 let slot = slot.clone();
                 async move {
                     let rows = rx.recv().await?;
-                    let data = match text {
-                        BulkText::Plain => super::tsv_plain(&rows, width).map_err(|why| {
-                            let e = std::io::Error::other(why.clone());
-                            *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
-                            e
-                        }),
-                        BulkText::Any => Ok(super::tsv(&rows, width)),
-                    };
+                    let data = super::tsv(&rows, width, text).map_err(|why| {
+                        let e = std::io::Error::other(why.clone());
+                        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
+                        e
+                    });
                     Some((data.map(bytes::Bytes::from), rx))
                 }
             });
@@ -365,7 +362,7 @@ mod tests {
             Value::Float(1.5),
         ];
         assert_eq!(
-            String::from_utf8(crate::engine::tsv(&rows, 3)).unwrap(),
+            String::from_utf8(crate::engine::tsv(&rows, 3, BulkText::Any).unwrap()).unwrap(),
             "1\ta\\tb\t\\N\n-2\tback\\\\slash\\nnew\t1.5\n"
         );
     }
@@ -378,18 +375,22 @@ mod tests {
             Value::Float(-0.5),
         ];
         assert_eq!(
-            crate::engine::tsv_plain(&plain, 3),
+            crate::engine::tsv(&plain, 3, BulkText::Plain),
             Ok(b"7\t12345678901-23456789012\t-0.5\n".to_vec())
         );
         assert_eq!(
-            crate::engine::tsv_plain(&plain, 3),
-            Ok(crate::engine::tsv(&plain, 3))
+            crate::engine::tsv(&plain, 3, BulkText::Plain),
+            crate::engine::tsv(&plain, 3, BulkText::Any)
         );
         for bad in ["a\tb", "a\nb", "a\\b"] {
-            let e = crate::engine::tsv_plain(&[Value::Int(1), Value::Text(bad.into())], 2);
+            let e = crate::engine::tsv(
+                &[Value::Int(1), Value::Text(bad.into())],
+                2,
+                BulkText::Plain,
+            );
             assert!(e.unwrap_err().contains("needs escaping"));
         }
-        let e = crate::engine::tsv_plain(&[Value::Int(1), Value::Null], 2);
+        let e = crate::engine::tsv(&[Value::Int(1), Value::Null], 2, BulkText::Plain);
         assert!(e.unwrap_err().contains("NULL"));
     }
 
