@@ -217,7 +217,7 @@ fn check_reaches_a_private_mariadb_left_running_at_its_recorded_url() {
         .unwrap();
     rt.block_on(async {
         use drivebench::engine::{Connector, Session};
-        let c = drivebench::engine::mysql::MysqlConnector::new(&url, None, 4)
+        let c = drivebench::engine::mysql::MysqlConnector::new(&url, None)
             .await
             .unwrap();
         let mut s = c.connect().await.unwrap();

@@ -100,7 +100,81 @@ fn an_external_server_is_used_as_it_is() {
         format!("mysql://root@127.0.0.1:{}/drivebench_ext", server.port())
     );
     bulk_text_round_trips_and_plain_refuses_what_needs_escaping(server.port());
+    sessions_log_in_with_a_password_and_read_typed_values_back(server.port());
     drop(server);
+}
+
+/// drivebench's session client against an account with a password: the right one logs in and
+/// prepared statements give back each type as the server sent it; a wrong one is the server's
+/// access-denied error, not a retry.
+fn sessions_log_in_with_a_password_and_read_typed_values_back(port: u16) {
+    use drivebench::engine::mysql::MysqlConnector;
+    use drivebench::engine::{Connector, ErrorClass, Rows, Session, Value};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut s = root_session(port).await;
+        for sql in [
+            "DROP USER IF EXISTS 'bench'@'%'",
+            "CREATE USER 'bench'@'%' IDENTIFIED BY 's3cret pw'",
+            "GRANT ALL ON drivebench_auth.* TO 'bench'@'%'",
+        ] {
+            s.execute_text(sql).await.unwrap();
+        }
+        let url = format!("mysql://bench@127.0.0.1:{port}/drivebench_auth");
+        let c = MysqlConnector::new(&url, Some("s3cret pw")).await.unwrap();
+        let mut s = c.connect().await.unwrap();
+        let q = s
+            .prepare(
+                "SELECT CAST(? AS SIGNED) + 1, CAST(200 AS UNSIGNED), CONCAT(?, '!'), NULL, \
+                 TIMESTAMP'2024-12-31 23:59:58', 0.25e0, DATE'2024-01-02', \
+                 CAST('-26:03:04' AS TIME), 1.50",
+            )
+            .await
+            .unwrap();
+        let mut rows = Rows::default();
+        s.query(
+            q,
+            &[Value::Int(-6), Value::Text("h\u{e9}llo".into())],
+            &mut rows,
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            rows.values,
+            [
+                Value::Int(-5),
+                Value::Int(200),
+                Value::Text("h\u{e9}llo!".into()),
+                Value::Null,
+                Value::Text("2024-12-31 23:59:58".into()),
+                Value::Float(0.25),
+                Value::Text("2024-01-02".into()),
+                Value::Text("-26:03:04".into()),
+                Value::Text("1.50".into()),
+            ]
+        );
+        let err = s.query(q, &[Value::Int(1)], &mut rows).await.unwrap_err();
+        assert!(err.message.contains("parameters"), "{err}");
+        // The password changes under the connector: its next session is refused by the server.
+        root_session(port)
+            .await
+            .execute_text("ALTER USER 'bench'@'%' IDENTIFIED BY 'another'")
+            .await
+            .unwrap();
+        let err = c.connect().await.err().unwrap();
+        assert_eq!(
+            (err.class, err.code.as_str()),
+            (ErrorClass::Fatal, "1045"),
+            "{err}"
+        );
+    });
+}
+
+async fn root_session(port: u16) -> drivebench::engine::mysql::MysqlSession {
+    use drivebench::engine::Connector;
+    let root = format!("mysql://root@127.0.0.1:{port}/drivebench_auth");
+    let c = drivebench::engine::mysql::MysqlConnector::new(&root, None);
+    c.await.unwrap().connect().await.unwrap()
 }
 
 /// LOAD DATA with and without escapes: each reads back what was sent, and rows declared plain
@@ -111,7 +185,7 @@ fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
     let url = format!("mysql://root@127.0.0.1:{port}/drivebench_bulk");
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let c = MysqlConnector::new(&url, None, 4).await.unwrap();
+        let c = MysqlConnector::new(&url, None).await.unwrap();
         let mut s = c.connect().await.unwrap();
         let load = async |s: &mut <MysqlConnector as Connector>::Session,
                           text: BulkText,
@@ -329,7 +403,7 @@ fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
     let url = format!("{}drivebench_tpcc", server.url());
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (results, took) = rt.block_on(async {
-        let connector = MysqlConnector::new(&url, None, 64).await.unwrap();
+        let connector = MysqlConnector::new(&url, None).await.unwrap();
         common::tpcc::load_and_check(std::sync::Arc::new(connector), EngineKind::Mariadb).await
     });
     eprintln!("checks on 1 warehouse (MariaDB): {took:?}");

@@ -1,14 +1,16 @@
-//! MySQL and MariaDB through mysql_async: one connection per virtual client held for the whole
-//! run, server-side prepared statements prepared once per connection, BEGIN/COMMIT/ROLLBACK over
-//! the text protocol. Errors are classified by code: 1213 deadlock, 1205 lock wait timeout and
-//! 1020 record changed are retryable; a lost connection means reconnect; the rest is fatal.
+//! MySQL and MariaDB. mysql_async sets an instance up (creates the database, reads the version
+//! and server variables); the benchmark sessions speak the protocol through drivebench's own
+//! client in `wire`: one connection per virtual client held for the whole run, server-side
+//! prepared statements prepared once per connection, BEGIN/COMMIT/ROLLBACK over the text
+//! protocol, loads through LOAD DATA LOCAL INFILE. Errors are classified by code: 1213 deadlock,
+//! 1205 lock wait timeout and 1020 record changed are retryable; a lost connection means
+//! reconnect; the rest is fatal.
 
 mod config;
-
-use std::sync::{Arc, Mutex};
+mod wire;
 
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder, Params, Statement};
+use mysql_async::{Conn, Opts, OptsBuilder};
 
 pub use config::MysqlConfig;
 
@@ -22,18 +24,15 @@ pub const DATABASE: &str = "sbtest";
 
 pub struct MysqlConnector {
     opts: Opts,
+    target: wire::Target,
     version: String,
     sorted_bulk_insert: bool,
 }
 
 impl MysqlConnector {
     /// Connect once to `url` (with `password`, never logged), create the database if absent,
-    /// and remember the server version. `statements` sizes the per-connection cache.
-    pub async fn new(
-        url: &str,
-        password: Option<&str>,
-        statements: usize,
-    ) -> Result<Self, EngineError> {
+    /// and remember the server version.
+    pub async fn new(url: &str, password: Option<&str>) -> Result<Self, EngineError> {
         let base = Opts::from_url(url)
             .map_err(|e| EngineError::fatal("URL", format!("invalid url: {e}")))?;
         let db = base
@@ -59,14 +58,18 @@ impl MysqlConnector {
             .await
             .map_err(classify)?;
         let _ = conn.disconnect().await;
-        let opts = admin
-            .db_name(Some(db))
-            .stmt_cache_size(statements + 16)
-            .prefer_socket(false)
-            .into();
+        let target = wire::Target {
+            host: base.ip_or_hostname().to_string(),
+            port: base.tcp_port(),
+            user: base.user().unwrap_or_default().to_string(),
+            password: password.or(base.pass()).unwrap_or_default().to_string(),
+            db: db.clone(),
+        };
+        let opts = admin.db_name(Some(db)).prefer_socket(false).into();
         let version = version.unwrap_or_default();
         Ok(MysqlConnector {
             opts,
+            target,
             sorted_bulk_insert: sorted_bulk_insert(&version),
             version,
         })
@@ -94,11 +97,12 @@ impl Connector for MysqlConnector {
     type Session = MysqlSession;
 
     async fn connect(&self) -> Result<MysqlSession, EngineError> {
-        let conn = Conn::new(self.opts.clone()).await.map_err(classify)?;
+        let (conn, _) = wire::Conn::connect(&self.target).await?;
         Ok(MysqlSession {
             conn,
             stmts: Vec::new(),
             sorted_bulk_insert: self.sorted_bulk_insert,
+            scratch: Rows::counting(),
         })
     }
 
@@ -129,45 +133,17 @@ fn sorted_bulk_insert(version: &str) -> bool {
 
 /// A prepared statement, or transaction control sent as text.
 enum Prepared {
-    Server(Statement),
+    Server(wire::Stmt),
     Text(String),
 }
 
 pub struct MysqlSession {
-    conn: Conn,
+    conn: wire::Conn,
     stmts: Vec<Prepared>,
     /// MariaDB 10.6+: bulk insert into an empty table builds indexes by sorting.
     sorted_bulk_insert: bool,
-}
-
-fn to_params(params: &[Value]) -> Params {
-    if params.is_empty() {
-        return Params::Empty;
-    }
-    Params::Positional(
-        params
-            .iter()
-            .map(|v| match v {
-                Value::Null => mysql_async::Value::NULL,
-                Value::Int(i) => mysql_async::Value::Int(*i),
-                Value::Float(f) => mysql_async::Value::Double(*f),
-                Value::Text(s) => mysql_async::Value::Bytes(s.as_bytes().to_vec()),
-            })
-            .collect(),
-    )
-}
-
-fn from_value(v: &mysql_async::Value) -> Value {
-    use mysql_async::Value as M;
-    match v {
-        M::NULL => Value::Null,
-        M::Int(i) => Value::Int(*i),
-        M::UInt(u) => Value::Int(*u as i64),
-        M::Float(f) => Value::Float(f64::from(*f)),
-        M::Double(f) => Value::Float(*f),
-        M::Bytes(b) => Value::Text(String::from_utf8_lossy(b).into_owned()),
-        other => Value::Text(other.as_sql(true)),
-    }
+    /// Rows of statements run through `execute`, counted and dropped.
+    scratch: Rows,
 }
 
 fn is_transaction_control(sql: &str) -> bool {
@@ -183,21 +159,17 @@ impl Session for MysqlSession {
         let p = if is_transaction_control(sql) {
             Prepared::Text(sql.to_string())
         } else {
-            Prepared::Server(self.conn.prep(sql).await.map_err(classify)?)
+            Prepared::Server(self.conn.prepare(sql).await?)
         };
         self.stmts.push(p);
         Ok(self.stmts.len() - 1)
     }
 
     async fn execute(&mut self, stmt: StmtId, params: &[Value]) -> Result<u64, EngineError> {
-        // Borrow the statement and the connection apart: nothing is cloned per call.
-        let MysqlSession { conn, stmts, .. } = self;
-        match stmts.get(stmt).ok_or_else(|| unprepared(stmt))? {
-            Prepared::Text(sql) => conn.query_drop(sql.as_str()).await,
-            Prepared::Server(s) => conn.exec_drop(s, to_params(params)).await,
+        match self.stmts.get(stmt).ok_or_else(|| unprepared(stmt))? {
+            Prepared::Text(sql) => self.conn.query(sql).await,
+            Prepared::Server(s) => self.conn.execute(*s, params, &mut self.scratch).await,
         }
-        .map_err(classify)?;
-        Ok(conn.affected_rows())
     }
 
     async fn query(
@@ -206,36 +178,13 @@ impl Session for MysqlSession {
         params: &[Value],
         rows: &mut Rows,
     ) -> Result<(), EngineError> {
-        rows.reset(0);
-        let MysqlSession { conn, stmts, .. } = self;
-        let Prepared::Server(s) = stmts.get(stmt).ok_or_else(|| unprepared(stmt))? else {
+        let Prepared::Server(s) = self.stmts.get(stmt).ok_or_else(|| unprepared(stmt))? else {
             return Err(EngineError::fatal(
                 "DRIVEBENCH",
                 "transaction control statements return no rows",
             ));
         };
-        let mut result = conn
-            .exec_iter(s, to_params(params))
-            .await
-            .map_err(classify)?;
-        let (mut columns, mut fetched) = (0, 0);
-        let keep = rows.keep_values;
-        let values = &mut rows.values;
-        result
-            .for_each(|row| {
-                fetched += 1;
-                columns = row.len();
-                if keep {
-                    for i in 0..row.len() {
-                        values.push(row.as_ref(i).map(from_value).unwrap_or(Value::Null));
-                    }
-                }
-            })
-            .await
-            .map_err(classify)?;
-        rows.columns = columns;
-        rows.fetched = fetched;
-        Ok(())
+        self.conn.execute(*s, params, rows).await.map(|_| ())
     }
 
     /// `LOAD DATA LOCAL INFILE` when the server allows local infile. On MariaDB 10.6 and later
@@ -243,12 +192,10 @@ impl Session for MysqlSession {
     /// takes InnoDB's bulk-insert path, which builds every index by sorting at commit: indexes
     /// are then created with the table.
     async fn bulk_path(&mut self) -> Result<BulkPath, EngineError> {
-        let on: Option<i64> = self
-            .conn
-            .query_first("SELECT @@global.local_infile")
-            .await
-            .map_err(classify)?;
-        if on != Some(1) {
+        let stmt = self.conn.prepare("SELECT @@global.local_infile").await?;
+        let mut rows = Rows::default();
+        self.conn.execute(stmt, &[], &mut rows).await?;
+        if rows.get(0, 0).and_then(Value::as_i64) != Some(1) {
             tracing::info!("local_infile is off on the server: loading with INSERT");
             return Ok(BulkPath::None);
         }
@@ -265,33 +212,12 @@ impl Session for MysqlSession {
         table: &str,
         columns: &[&str],
         text: BulkText,
-        chunks: RowChunks,
+        mut chunks: RowChunks,
     ) -> Result<u64, EngineError> {
-        let width = columns.len();
-        // Rows that break the plain promise end the stream; the connection is then lost, so
-        // the reason is kept here to be reported instead.
-        let refused = Arc::new(Mutex::new(None::<String>));
-        let slot = refused.clone();
-        self.conn.set_infile_handler(async move {
-            let stream = futures_util::stream::unfold(chunks, move |mut rx| {
-                let slot = slot.clone();
-                async move {
-                    let rows = rx.recv().await?;
-                    let data = super::tsv(&rows, width, text).map_err(|why| {
-                        let e = std::io::Error::other(why.clone());
-                        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
-                        e
-                    });
-                    Some((data.map(bytes::Bytes::from), rx))
-                }
-            });
-            Ok(Box::pin(stream) as mysql_async::InfileData)
-        });
         if self.sorted_bulk_insert {
             self.conn
-                .query_drop("SET unique_checks = 0, foreign_key_checks = 0")
-                .await
-                .map_err(classify)?;
+                .query("SET unique_checks = 0, foreign_key_checks = 0")
+                .await?;
         }
         let sql = format!(
             "LOAD DATA LOCAL INFILE 'drivebench' INTO TABLE `{table}` CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '{}' LINES TERMINATED BY '\\n' ({})",
@@ -301,23 +227,21 @@ impl Session for MysqlSession {
             },
             columns.join(", ")
         );
-        let loaded = self.conn.query_drop(sql).await.map_err(classify);
-        if let Some(why) = refused.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            return Err(EngineError::fatal("DRIVEBENCH", why));
-        }
-        let loaded = loaded.map(|()| self.conn.affected_rows());
+        let width = columns.len();
+        let loaded = self
+            .conn
+            .load_local(&sql, &mut chunks, |rows| super::tsv(rows, width, text))
+            .await?;
         if self.sorted_bulk_insert {
             self.conn
-                .query_drop("SET unique_checks = 1, foreign_key_checks = 1")
-                .await
-                .map_err(classify)?;
+                .query("SET unique_checks = 1, foreign_key_checks = 1")
+                .await?;
         }
-        loaded
+        Ok(loaded)
     }
 
     async fn execute_text(&mut self, sql: &str) -> Result<u64, EngineError> {
-        self.conn.query_drop(sql).await.map_err(classify)?;
-        Ok(self.conn.affected_rows())
+        self.conn.query(sql).await
     }
 }
 

@@ -89,9 +89,9 @@ impl ServerKind for MysqlServer {
         _plan: &Plan,
         url: &str,
         password: Option<&str>,
-        statements: usize,
+        _statements: usize,
     ) -> Result<MysqlConnector, EngineError> {
-        MysqlConnector::new(url, password, statements).await
+        MysqlConnector::new(url, password).await
     }
 
     async fn variables(c: &MysqlConnector) -> BTreeMap<String, String> {

@@ -1,0 +1,198 @@
+//! The connection phase: the server's greeting, our handshake response, and the password
+//! proofs of `mysql_native_password` and `caching_sha2_password`.
+
+use sha1::Sha1;
+use sha2::{Digest, Sha256};
+
+use super::packet::{Cursor, Malformed};
+
+pub const LONG_PASSWORD: u32 = 0x1;
+pub const LONG_FLAG: u32 = 0x4;
+pub const CONNECT_WITH_DB: u32 = 0x8;
+pub const LOCAL_FILES: u32 = 0x80;
+pub const PROTOCOL_41: u32 = 0x200;
+pub const TRANSACTIONS: u32 = 0x2000;
+pub const SECURE_CONNECTION: u32 = 0x8000;
+pub const MULTI_RESULTS: u32 = 0x2_0000;
+pub const PS_MULTI_RESULTS: u32 = 0x4_0000;
+pub const PLUGIN_AUTH: u32 = 0x8_0000;
+pub const PLUGIN_AUTH_LENENC_DATA: u32 = 0x20_0000;
+pub const DEPRECATE_EOF: u32 = 0x100_0000;
+
+/// What we ask for; the server's greeting decides which of these hold.
+const WANTED: u32 = LONG_PASSWORD
+    | LONG_FLAG
+    | CONNECT_WITH_DB
+    | LOCAL_FILES
+    | PROTOCOL_41
+    | TRANSACTIONS
+    | SECURE_CONNECTION
+    | MULTI_RESULTS
+    | PS_MULTI_RESULTS
+    | PLUGIN_AUTH
+    | PLUGIN_AUTH_LENENC_DATA
+    | DEPRECATE_EOF;
+
+/// utf8mb4_general_ci, which every MySQL since 5.5.3 and every MariaDB knows.
+const UTF8MB4: u8 = 45;
+
+/// The server's greeting (protocol version 10).
+#[derive(Debug)]
+pub struct Greeting {
+    pub version: String,
+    pub capabilities: u32,
+    pub nonce: Vec<u8>,
+    pub plugin: String,
+}
+
+impl Greeting {
+    pub fn parse(p: &[u8]) -> Result<Greeting, Malformed> {
+        let mut c = Cursor::new(p);
+        if c.u8()? != 10 {
+            return Err(Malformed);
+        }
+        let version = String::from_utf8_lossy(c.nul_terminated()).into_owned();
+        c.u32()?; // connection id
+        let mut nonce = c.bytes(8)?.to_vec();
+        c.u8()?;
+        let mut capabilities = u32::from(c.u16()?);
+        let mut plugin = String::from("mysql_native_password");
+        if let Ok(_charset) = c.u8() {
+            c.u16()?; // status
+            capabilities |= u32::from(c.u16()?) << 16;
+            let data_len = usize::from(c.u8()?);
+            c.bytes(10)?;
+            if capabilities & SECURE_CONNECTION != 0 {
+                let n = data_len.saturating_sub(8).max(13);
+                let part = c.bytes(n)?;
+                nonce.extend_from_slice(part.strip_suffix(&[0]).unwrap_or(part));
+            }
+            if capabilities & PLUGIN_AUTH != 0 {
+                plugin = String::from_utf8_lossy(c.nul_terminated()).into_owned();
+            }
+        }
+        Ok(Greeting {
+            version,
+            capabilities,
+            nonce,
+            plugin,
+        })
+    }
+
+    /// The capabilities both sides have.
+    pub fn agreed(&self) -> u32 {
+        self.capabilities & WANTED
+    }
+}
+
+/// HandshakeResponse41, with the proof for the greeting's plugin.
+pub fn response(g: &Greeting, user: &str, proof: &[u8], db: &str) -> Vec<u8> {
+    let caps = g.agreed();
+    let mut out = Vec::with_capacity(128);
+    out.extend_from_slice(&caps.to_le_bytes());
+    out.extend_from_slice(&(1u32 << 30).to_le_bytes());
+    out.push(UTF8MB4);
+    out.extend_from_slice(&[0; 23]);
+    out.extend_from_slice(user.as_bytes());
+    out.push(0);
+    if caps & PLUGIN_AUTH_LENENC_DATA != 0 {
+        super::packet::put_lenenc_bytes(&mut out, proof);
+    } else {
+        out.push(proof.len() as u8);
+        out.extend_from_slice(proof);
+    }
+    if caps & CONNECT_WITH_DB != 0 {
+        out.extend_from_slice(db.as_bytes());
+        out.push(0);
+    }
+    if caps & PLUGIN_AUTH != 0 {
+        out.extend_from_slice(g.plugin.as_bytes());
+        out.push(0);
+    }
+    out
+}
+
+/// The proof `plugin` wants for `password` and the server's `nonce`; None for a plugin we do
+/// not speak. An empty password is an empty proof in both plugins.
+pub fn proof(plugin: &str, password: &str, nonce: &[u8]) -> Option<Vec<u8>> {
+    let pw = password.as_bytes();
+    match plugin {
+        _ if pw.is_empty() && is_known(plugin) => Some(Vec::new()),
+        // SHA1(pw) XOR SHA1(nonce + SHA1(SHA1(pw)))
+        "mysql_native_password" => {
+            let h1 = Sha1::digest(pw);
+            let h2 = Sha1::digest(h1);
+            let mut mask = Sha1::new();
+            mask.update(&nonce[..nonce.len().min(20)]);
+            mask.update(h2);
+            Some(xor(&h1, &mask.finalize()))
+        }
+        // SHA256(pw) XOR SHA256(SHA256(SHA256(pw)) + nonce)
+        "caching_sha2_password" => {
+            let h1 = Sha256::digest(pw);
+            let h2 = Sha256::digest(h1);
+            let mut mask = Sha256::new();
+            mask.update(h2);
+            mask.update(&nonce[..nonce.len().min(20)]);
+            Some(xor(&h1, &mask.finalize()))
+        }
+        _ => None,
+    }
+}
+
+pub fn is_known(plugin: &str) -> bool {
+    matches!(plugin, "mysql_native_password" | "caching_sha2_password")
+}
+
+fn xor(a: &[u8], b: &[u8]) -> Vec<u8> {
+    a.iter().zip(b).map(|(x, y)| x ^ y).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    #[test]
+    fn greetings_give_version_capabilities_nonce_and_plugin() {
+        let mut p = vec![10];
+        p.extend_from_slice(b"10.11.19-MariaDB\0");
+        p.extend_from_slice(&7u32.to_le_bytes());
+        p.extend_from_slice(b"abcdefgh\0");
+        p.extend_from_slice(&0xf7feu16.to_le_bytes());
+        p.push(45);
+        p.extend_from_slice(&2u16.to_le_bytes());
+        p.extend_from_slice(&0x81bfu16.to_le_bytes());
+        p.push(21);
+        p.extend_from_slice(&[0; 10]);
+        p.extend_from_slice(b"ijklmnopqrst\0");
+        p.extend_from_slice(b"mysql_native_password\0");
+        let g = Greeting::parse(&p).unwrap();
+        assert_eq!(g.version, "10.11.19-MariaDB");
+        assert_eq!(g.nonce, b"abcdefghijklmnopqrst");
+        assert_eq!(g.plugin, "mysql_native_password");
+        assert_eq!(g.capabilities, 0x81bf_f7fe);
+        assert_eq!(g.agreed() & 0x800, 0, "TLS is never asked for");
+        assert!(Greeting::parse(&p[..20]).is_err());
+    }
+
+    #[test]
+    fn proofs_match_the_plugins_definitions() {
+        let nonce = b"01234567890123456789";
+        // Computed from the definitions in the comments above with Python's hashlib.
+        assert_eq!(
+            hex(&proof("mysql_native_password", "secret", nonce).unwrap()),
+            "7abe1a8776b59e931059451f81e596a60dbbf7a8"
+        );
+        assert_eq!(
+            hex(&proof("caching_sha2_password", "secret", nonce).unwrap()),
+            "1a2da2573c2faa367e2afddb54cdfd11a95ed22eef0167151196a6fc8e3d3813"
+        );
+        assert_eq!(proof("mysql_native_password", "", nonce), Some(vec![]));
+        assert_eq!(proof("ed25519", "secret", nonce), None);
+        assert_eq!(proof("ed25519", "", nonce), None);
+    }
+}
