@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # drivebench against sysbench 1.0 on one private MariaDB and the same tables.
-# Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32").
+# Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32"), DRIVEBENCH (a
+# drivebench binary to measure instead of this checkout's release build).
 #
 # Starts a private mariadbd on a scratch directory, compares load speed (sysbench prepare vs
 # drivebench's loader, same 8 tables x 100,000 rows, PAIRS pairs in alternating order, each
@@ -17,8 +18,8 @@ CLIENTS="${CLIENTS:-8 32}"
 TABLES=8
 ROWS=100000
 command -v sysbench >/dev/null || { echo "sysbench missing: apt-get install -y sysbench" >&2; exit 2; }
-cargo build --release -q
-DB=./target/release/drivebench
+DB="${DRIVEBENCH:-./target/release/drivebench}"
+[ -n "${DRIVEBENCH:-}" ] || cargo build --release -q
 work="$(mktemp -d "${TMPDIR:-/var/tmp}/vs-sysbench.XXXXXX")"
 port=$((20000 + RANDOM % 20000))
 cleanup() {

@@ -155,6 +155,14 @@ fn sessions_log_in_with_a_password_and_read_typed_values_back(port: u16) {
         );
         let err = s.query(q, &[Value::Int(1)], &mut rows).await.unwrap_err();
         assert!(err.message.contains("parameters"), "{err}");
+        // A call given up half way leaves its response on the wire: the session refuses
+        // further calls as a lost connection, which the clients answer by reconnecting.
+        let slow = s.prepare("SELECT SLEEP(0.5)").await.unwrap();
+        let call = s.query(slow, &[], &mut rows);
+        let gave_up = tokio::time::timeout(std::time::Duration::from_millis(50), call).await;
+        assert!(gave_up.is_err());
+        let err = s.query(slow, &[], &mut rows).await.unwrap_err();
+        assert_eq!(err.class, ErrorClass::Reconnect, "{err}");
         // The password changes under the connector: its next session is refused by the server.
         root_session(port)
             .await

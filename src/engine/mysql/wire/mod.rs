@@ -49,6 +49,9 @@ pub struct Conn {
     deprecate_eof: bool,
     /// Column types of the current binary result.
     columns: Vec<binary::Column>,
+    /// A command was sent and its response not read to the end: the caller gave up on it (its
+    /// future was dropped), so what comes next on the wire belongs to that command.
+    pending: bool,
 }
 
 /// What a result set's rows go into.
@@ -156,6 +159,7 @@ impl Conn {
             io,
             deprecate_eof: g.agreed() & auth::DEPRECATE_EOF != 0,
             columns: Vec::new(),
+            pending: false,
         };
         Ok((conn, g.version))
     }
@@ -163,12 +167,24 @@ impl Conn {
     /// Run SQL text; rows it returns are read and dropped. Gives the affected rows of the last
     /// result.
     pub async fn query(&mut self, sql: &str) -> Result<u64, EngineError> {
+        self.begin()?;
+        let r = self.query_inner(sql).await;
+        self.end(r)
+    }
+
+    async fn query_inner(&mut self, sql: &str) -> Result<u64, EngineError> {
         self.io.command(COM_QUERY).extend_from_slice(sql.as_bytes());
         self.io.send().await.map_err(lost)?;
         self.results(Sink::Drop).await
     }
 
     pub async fn prepare(&mut self, sql: &str) -> Result<Stmt, EngineError> {
+        self.begin()?;
+        let r = self.prepare_inner(sql).await;
+        self.end(r)
+    }
+
+    async fn prepare_inner(&mut self, sql: &str) -> Result<Stmt, EngineError> {
         self.io
             .command(COM_STMT_PREPARE)
             .extend_from_slice(sql.as_bytes());
@@ -217,10 +233,36 @@ impl Conn {
                 ),
             ));
         }
-        binary::put_execute(self.io.command(COM_STMT_EXECUTE), stmt.id, params);
-        self.io.send().await.map_err(lost)?;
-        rows.reset(0);
-        self.results(Sink::Binary(rows)).await
+        self.begin()?;
+        let r = async {
+            binary::put_execute(self.io.command(COM_STMT_EXECUTE), stmt.id, params);
+            self.io.send().await.map_err(lost)?;
+            rows.reset(0);
+            self.results(Sink::Binary(rows)).await
+        }
+        .await;
+        self.end(r)
+    }
+
+    /// Refuse a command while an abandoned one's response may still be on the wire.
+    fn begin(&mut self) -> Result<(), EngineError> {
+        if self.pending {
+            return Err(EngineError::new(
+                ErrorClass::Reconnect,
+                "2013",
+                "the connection was left in the middle of a command",
+            ));
+        }
+        self.pending = true;
+        Ok(())
+    }
+
+    /// The command's response was read to its end, unless the connection was lost.
+    fn end<T>(&mut self, r: Result<T, EngineError>) -> Result<T, EngineError> {
+        if !matches!(&r, Err(e) if e.class == ErrorClass::Reconnect) {
+            self.pending = false;
+        }
+        r
     }
 
     /// Read every result of one command.
@@ -301,6 +343,17 @@ impl Conn {
     /// chunks, each turned into bytes by `encode`, until the channel closes. An error from
     /// `encode` closes the connection, so the server abandons the statement and loads nothing.
     pub async fn load_local(
+        &mut self,
+        sql: &str,
+        chunks: &mut RowChunks,
+        encode: impl Fn(&[Value]) -> Result<Vec<u8>, String>,
+    ) -> Result<u64, EngineError> {
+        self.begin()?;
+        let r = self.load_inner(sql, chunks, encode).await;
+        self.end(r)
+    }
+
+    async fn load_inner(
         &mut self,
         sql: &str,
         chunks: &mut RowChunks,
