@@ -24,6 +24,7 @@ const COM_QUERY: u8 = 0x03;
 const COM_STMT_PREPARE: u8 = 0x16;
 const COM_STMT_EXECUTE: u8 = 0x17;
 const MORE_RESULTS: u16 = 0x0008;
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// LOAD DATA LOCAL INFILE content goes in packets of at most this size.
 const INFILE_PACKET: usize = 1 << 20;
 
@@ -103,10 +104,17 @@ fn ok_packet(p: &[u8]) -> Result<(u64, u16), Malformed> {
 }
 
 impl Conn {
+    /// Open a session as `t` says; the connection phase must end within `CONNECT_TIMEOUT`.
     pub async fn connect(t: &Target) -> Result<(Conn, String), EngineError> {
+        tokio::time::timeout(CONNECT_TIMEOUT, Self::connect_inner(t))
+            .await
+            .unwrap_or_else(|_| Err(cannot_connect(t, "no answer within 60 s")))
+    }
+
+    async fn connect_inner(t: &Target) -> Result<(Conn, String), EngineError> {
         let stream = TcpStream::connect((t.host.as_str(), t.port))
             .await
-            .map_err(lost)?;
+            .map_err(|e| cannot_connect(t, e))?;
         stream.set_nodelay(true).map_err(lost)?;
         let mut io = Framed::new(stream);
         let p = io.read().await.map_err(lost)?;
@@ -389,6 +397,15 @@ impl Conn {
         self.io.send().await.map_err(lost)?;
         self.results(Sink::Drop).await
     }
+}
+
+/// MySQL's "can't connect" (CR_CONN_HOST_ERROR): retried like a lost connection.
+fn cannot_connect(t: &Target, why: impl std::fmt::Display) -> EngineError {
+    EngineError::new(
+        ErrorClass::Reconnect,
+        "2003",
+        format!("cannot connect to {}:{}: {why}", t.host, t.port),
+    )
 }
 
 fn unsupported_plugin(plugin: &str) -> EngineError {
