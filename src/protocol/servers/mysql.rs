@@ -1,5 +1,5 @@
 //! MariaDB and MySQL as a `ServerKind`: private mariadbd/mysqld instances sized from the plan,
-//! mysql_async connectors, the InnoDB variables kept with the results, and the server limits
+//! MySQL connectors, the InnoDB variables kept with the results, and the server limits
 //! sysbench users trip over (sysbench issue #217).
 
 use std::collections::BTreeMap;
