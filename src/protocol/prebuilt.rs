@@ -72,14 +72,9 @@ pub async fn build<K: ServerKind>(
         .position(|i| i.name == inst.name)
         .unwrap_or(0);
     let loaded = async {
-        let connector = K::connect(
-            plan,
-            &K::url(&server),
-            K::password(&server).as_deref(),
-            statements,
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+        let connector = K::connect(plan, &K::url(&server), K::password(&server).as_deref())
+            .await
+            .map_err(|e| e.to_string())?;
         load_instance(
             plan,
             Arc::new(connector),

@@ -152,13 +152,13 @@ async fn reach(r: &RunReport, inst: &PlanInstance) -> Result<Reached, String> {
     let connect = async {
         let plan = &r.plan;
         match inst.engine {
-            EngineKind::Postgres => PostgresServer::connect(plan, &url, pw, statements)
+            EngineKind::Postgres => PostgresServer::connect(plan, &url, pw)
                 .await
                 .map(Reached::Postgres),
-            EngineKind::Mssql => MssqlServer::connect(plan, &url, pw, statements)
+            EngineKind::Mssql => MssqlServer::connect(plan, &url, pw)
                 .await
                 .map(Reached::Mssql),
-            _ => MysqlServer::connect(plan, &url, pw, statements)
+            _ => MysqlServer::connect(plan, &url, pw)
                 .await
                 .map(Reached::Mysql),
         }

@@ -97,7 +97,7 @@ impl Connector for MysqlConnector {
     type Session = MysqlSession;
 
     async fn connect(&self) -> Result<MysqlSession, EngineError> {
-        let (conn, _) = wire::Conn::connect(&self.target).await?;
+        let conn = wire::Conn::connect(&self.target).await?;
         Ok(MysqlSession {
             conn,
             stmts: Vec::new(),

@@ -51,7 +51,6 @@ pub trait ServerKind: Send + Sync + 'static {
         plan: &Plan,
         url: &str,
         password: Option<&str>,
-        statements: usize,
     ) -> impl Future<Output = Result<Self::Connector, EngineError>> + Send;
     /// Settings worth keeping with the results.
     fn variables(c: &Self::Connector) -> impl Future<Output = BTreeMap<String, String>> + Send;
@@ -155,7 +154,7 @@ async fn connect_and_run<K: ServerKind>(
                 Err(e) => return Ending::Failed(e),
             },
         };
-        let connector = match K::connect(plan, &url, password.as_deref(), statements).await {
+        let connector = match K::connect(plan, &url, password.as_deref()).await {
             Ok(c) => c,
             Err(e) => return Ending::Failed(format!("instance {}: {e}", inst.name)),
         };

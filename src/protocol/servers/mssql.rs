@@ -69,7 +69,6 @@ impl ServerKind for MssqlServer {
         plan: &Plan,
         url: &str,
         password: Option<&str>,
-        _statements: usize,
     ) -> Result<MssqlConnector, EngineError> {
         MssqlConnector::new(url, password, &config_of(plan)).await
     }

@@ -89,7 +89,6 @@ impl ServerKind for MysqlServer {
         _plan: &Plan,
         url: &str,
         password: Option<&str>,
-        _statements: usize,
     ) -> Result<MysqlConnector, EngineError> {
         MysqlConnector::new(url, password).await
     }

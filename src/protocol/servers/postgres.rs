@@ -80,7 +80,6 @@ impl ServerKind for PostgresServer {
         _plan: &Plan,
         url: &str,
         password: Option<&str>,
-        _statements: usize,
     ) -> Result<PgConnector, EngineError> {
         PgConnector::new(url, password).await
     }

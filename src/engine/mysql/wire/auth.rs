@@ -117,7 +117,7 @@ pub fn response(g: &Greeting, user: &str, proof: &[u8], db: &str) -> Vec<u8> {
 pub fn proof(plugin: &str, password: &str, nonce: &[u8]) -> Option<Vec<u8>> {
     let pw = password.as_bytes();
     match plugin {
-        _ if pw.is_empty() && is_known(plugin) => Some(Vec::new()),
+        "mysql_native_password" | "caching_sha2_password" if pw.is_empty() => Some(Vec::new()),
         // SHA1(pw) XOR SHA1(nonce + SHA1(SHA1(pw)))
         "mysql_native_password" => {
             let h1 = Sha1::digest(pw);
@@ -138,10 +138,6 @@ pub fn proof(plugin: &str, password: &str, nonce: &[u8]) -> Option<Vec<u8>> {
         }
         _ => None,
     }
-}
-
-pub fn is_known(plugin: &str) -> bool {
-    matches!(plugin, "mysql_native_password" | "caching_sha2_password")
 }
 
 fn xor(a: &[u8], b: &[u8]) -> Vec<u8> {

@@ -117,9 +117,10 @@ pub fn read_row(p: &[u8], columns: &[Column], out: &mut Vec<Value>) -> Result<()
 fn datetime(c: &mut Cursor, date_only: bool) -> Result<String, Malformed> {
     let len = usize::from(c.u8()?);
     let mut f = Cursor::new(c.bytes(len)?);
-    let mut part = |n| f.uint(n).or(Ok::<u64, Malformed>(0));
-    let (y, mo, d) = (part(2)?, part(1)?, part(1)?);
-    let (h, mi, s, us) = (part(1)?, part(1)?, part(1)?, part(4)?);
+    // Shorter encodings leave the trailing parts out: they are zero.
+    let mut part = |n| f.uint(n).unwrap_or(0);
+    let (y, mo, d) = (part(2), part(1), part(1));
+    let (h, mi, s, us) = (part(1), part(1), part(1), part(4));
     let mut out = format!("{y:04}-{mo:02}-{d:02}");
     if !date_only {
         out += &format!(" {h:02}:{mi:02}:{s:02}");
@@ -133,9 +134,9 @@ fn datetime(c: &mut Cursor, date_only: bool) -> Result<String, Malformed> {
 fn time(c: &mut Cursor) -> Result<String, Malformed> {
     let len = usize::from(c.u8()?);
     let mut f = Cursor::new(c.bytes(len)?);
-    let mut part = |n| f.uint(n).or(Ok::<u64, Malformed>(0));
-    let (neg, days) = (part(1)?, part(4)?);
-    let (h, mi, s, us) = (part(1)?, part(1)?, part(1)?, part(4)?);
+    let mut part = |n| f.uint(n).unwrap_or(0);
+    let (neg, days) = (part(1), part(4));
+    let (h, mi, s, us) = (part(1), part(1), part(1), part(4));
     let mut out = format!(
         "{}{:02}:{mi:02}:{s:02}",
         if neg == 1 { "-" } else { "" },

@@ -58,7 +58,7 @@ pub struct Conn {
 /// What a result set's rows go into.
 enum Sink<'a> {
     /// Text rows: read and dropped.
-    Drop,
+    Discard,
     /// Binary rows: counted, and their values kept when `rows.keep_values`.
     Binary(&'a mut Rows),
 }
@@ -105,13 +105,13 @@ fn ok_packet(p: &[u8]) -> Result<(u64, u16), Malformed> {
 
 impl Conn {
     /// Open a session as `t` says; the connection phase must end within `CONNECT_TIMEOUT`.
-    pub async fn connect(t: &Target) -> Result<(Conn, String), EngineError> {
+    pub async fn connect(t: &Target) -> Result<Conn, EngineError> {
         tokio::time::timeout(CONNECT_TIMEOUT, Self::connect_inner(t))
             .await
             .unwrap_or_else(|_| Err(cannot_connect(t, "no answer within 60 s")))
     }
 
-    async fn connect_inner(t: &Target) -> Result<(Conn, String), EngineError> {
+    async fn connect_inner(t: &Target) -> Result<Conn, EngineError> {
         let stream = TcpStream::connect((t.host.as_str(), t.port))
             .await
             .map_err(|e| cannot_connect(t, e))?;
@@ -123,7 +123,7 @@ impl Conn {
         }
         let g = auth::Greeting::parse(p).map_err(malformed)?;
         let Some(proof) = auth::proof(&g.plugin, &t.password, &g.nonce) else {
-            return Err(unsupported_plugin(&g.plugin));
+            return Err(unsupported_plugin(&g.plugin, &g.version));
         };
         io.payload()
             .extend(auth::response(&g, &t.user, &proof, &t.db));
@@ -141,7 +141,7 @@ impl Conn {
                     let nonce = c.rest();
                     let nonce = nonce.strip_suffix(&[0]).unwrap_or(nonce).to_vec();
                     let proof = auth::proof(&plugin, &t.password, &nonce)
-                        .ok_or_else(|| unsupported_plugin(&plugin))?;
+                        .ok_or_else(|| unsupported_plugin(&plugin, &g.version))?;
                     io.payload().extend(proof);
                     io.send().await.map_err(lost)?;
                 }
@@ -163,13 +163,12 @@ impl Conn {
                 _ => return Err(malformed(Malformed)),
             }
         }
-        let conn = Conn {
+        Ok(Conn {
             io,
             deprecate_eof: g.agreed() & auth::DEPRECATE_EOF != 0,
             columns: Vec::new(),
             pending: false,
-        };
-        Ok((conn, g.version))
+        })
     }
 
     /// Run SQL text; rows it returns are read and dropped. Gives the affected rows of the last
@@ -183,7 +182,7 @@ impl Conn {
     async fn query_inner(&mut self, sql: &str) -> Result<u64, EngineError> {
         self.io.command(COM_QUERY).extend_from_slice(sql.as_bytes());
         self.io.send().await.map_err(lost)?;
-        self.results(Sink::Drop).await
+        self.results(Sink::Discard).await
     }
 
     pub async fn prepare(&mut self, sql: &str) -> Result<Stmt, EngineError> {
@@ -242,14 +241,20 @@ impl Conn {
             ));
         }
         self.begin()?;
-        let r = async {
-            binary::put_execute(self.io.command(COM_STMT_EXECUTE), stmt.id, params);
-            self.io.send().await.map_err(lost)?;
-            rows.reset(0);
-            self.results(Sink::Binary(rows)).await
-        }
-        .await;
+        let r = self.execute_inner(stmt, params, rows).await;
         self.end(r)
+    }
+
+    async fn execute_inner(
+        &mut self,
+        stmt: Stmt,
+        params: &[Value],
+        rows: &mut Rows,
+    ) -> Result<u64, EngineError> {
+        binary::put_execute(self.io.command(COM_STMT_EXECUTE), stmt.id, params);
+        self.io.send().await.map_err(lost)?;
+        rows.reset(0);
+        self.results(Sink::Binary(rows)).await
     }
 
     /// Refuse a command while an abandoned one's response may still be on the wire.
@@ -395,7 +400,7 @@ impl Conn {
         }
         self.io.payload();
         self.io.send().await.map_err(lost)?;
-        self.results(Sink::Drop).await
+        self.results(Sink::Discard).await
     }
 }
 
@@ -408,12 +413,12 @@ fn cannot_connect(t: &Target, why: impl std::fmt::Display) -> EngineError {
     )
 }
 
-fn unsupported_plugin(plugin: &str) -> EngineError {
+fn unsupported_plugin(plugin: &str, version: &str) -> EngineError {
     EngineError::fatal(
         "CLIENT",
         format!(
-            "the server asks for the {plugin} authentication plugin; drivebench's session client \
-             speaks mysql_native_password and caching_sha2_password"
+            "the server ({version}) asks for the {plugin} authentication plugin; drivebench's \
+             session client speaks mysql_native_password and caching_sha2_password"
         ),
     )
 }
