@@ -69,7 +69,8 @@ fn an_external_server_is_used_as_it_is() {
         flush_log_at_trx_commit: Some(2),
         flush_method: None,
         io_capacity: None,
-        extra: Default::default(),
+        // The loader leaves `id` to AUTO_INCREMENT; its rows must still be numbered 1..N.
+        extra: [("auto_increment_increment".to_string(), "3".to_string())].into(),
         max_connections: 200,
         max_prepared_stmt_count: 100_000,
         table_open_cache: 400,
@@ -99,6 +100,7 @@ fn an_external_server_is_used_as_it_is() {
         result["plan"]["instances"][0]["url"],
         format!("mysql://root@127.0.0.1:{}/drivebench_ext", server.port())
     );
+    loaded_ids_run_from_one_to_the_table_size(server.port(), 10_000);
     bulk_text_round_trips_and_plain_refuses_what_needs_escaping(server.port());
     sessions_log_in_with_a_password_and_read_typed_values_back(server.port());
     drop(server);
@@ -185,6 +187,27 @@ async fn root_session(port: u16) -> drivebench::engine::mysql::MysqlSession {
     c.await.unwrap().connect().await.unwrap()
 }
 
+/// The load sends no `id` (LOAD DATA is cheaper when AUTO_INCREMENT numbers the rows) and
+/// numbers 1 by 1 whatever the server's `auto_increment_increment`; the run's DELETE and INSERT
+/// pairs keep the same ids.
+fn loaded_ids_run_from_one_to_the_table_size(port: u16, rows: i64) {
+    use drivebench::engine::{Rows, Session, Value};
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let mut s = root_session(port).await;
+        let mut got = Rows::default();
+        for t in 1..=4 {
+            let sql = format!("SELECT MIN(id), MAX(id), COUNT(*) FROM drivebench_ext.sbtest{t}");
+            let q = s.prepare(&sql).await.unwrap();
+            s.query(q, &[], &mut got).await.unwrap();
+            assert_eq!(
+                got.values,
+                [Value::Int(1), Value::Int(rows), Value::Int(rows)],
+                "sbtest{t}"
+            );
+        }
+    });
+}
+
 /// LOAD DATA with and without escapes: each reads back what was sent, and rows declared plain
 /// that hold a tab fail the load with a message naming the value.
 fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
@@ -195,6 +218,17 @@ fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
     rt.block_on(async {
         let c = MysqlConnector::new(&url, None).await.unwrap();
         let mut s = c.connect().await.unwrap();
+        // Choosing the load path leaves no prepared statement behind on the server.
+        let count = s
+            .prepare("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
+            .await
+            .unwrap();
+        let mut before = Rows::default();
+        s.query(count, &[], &mut before).await.unwrap();
+        s.bulk_path().await.unwrap();
+        let mut after = Rows::default();
+        s.query(count, &[], &mut after).await.unwrap();
+        assert_eq!(after.values, before.values);
         let load = async |s: &mut <MysqlConnector as Connector>::Session,
                           text: BulkText,
                           rows: Vec<Value>| {

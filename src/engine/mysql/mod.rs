@@ -195,12 +195,14 @@ impl Session for MysqlSession {
         let stmt = self.conn.prepare("SELECT @@global.local_infile").await?;
         let mut rows = Rows::default();
         self.conn.execute(stmt, &[], &mut rows).await?;
+        self.conn.close(stmt).await?;
         if rows.get(0, 0).and_then(Value::as_i64) != Some(1) {
             tracing::info!("local_infile is off on the server: loading with INSERT");
             return Ok(BulkPath::None);
         }
         Ok(BulkPath::Stream {
             indexes_first: self.sorted_bulk_insert,
+            auto_ids: true,
         })
     }
 
@@ -214,11 +216,13 @@ impl Session for MysqlSession {
         text: BulkText,
         mut chunks: RowChunks,
     ) -> Result<u64, EngineError> {
+        // Rows that leave the AUTO_INCREMENT key out are numbered 1, 2, ... whatever the
+        // server's defaults (`auto_ids`).
+        let mut set = "SET auto_increment_increment = 1, auto_increment_offset = 1".to_string();
         if self.sorted_bulk_insert {
-            self.conn
-                .query("SET unique_checks = 0, foreign_key_checks = 0")
-                .await?;
+            set += ", unique_checks = 0, foreign_key_checks = 0";
         }
+        self.conn.query(&set).await?;
         let sql = format!(
             "LOAD DATA LOCAL INFILE 'drivebench' INTO TABLE `{table}` CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '{}' LINES TERMINATED BY '\\n' ({})",
             match text {

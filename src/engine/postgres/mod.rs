@@ -293,6 +293,7 @@ impl Session for PgSession {
     async fn bulk_path(&mut self) -> Result<BulkPath, EngineError> {
         Ok(BulkPath::Stream {
             indexes_first: false,
+            auto_ids: false,
         })
     }
 

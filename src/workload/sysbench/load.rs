@@ -183,7 +183,8 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
             let indexes_first = matches!(
                 path,
                 BulkPath::Stream {
-                    indexes_first: true
+                    indexes_first: true,
+                    ..
                 }
             );
             for t in &tables {
@@ -301,10 +302,13 @@ struct RowMaker<'a> {
     k_rand: DefaultRand,
     next_id: u32,
     chunk: u32,
+    /// Whether rows carry `id` (else the engine numbers them 1, 2, ... as they arrive).
+    with_id: bool,
 }
 
 impl RowMaker<'_> {
-    /// The next chunk (row-major, `COLUMNS` order), or None when the table is complete.
+    /// The next chunk (row-major, `COLUMNS` order, or without `id`), or None when the table is
+    /// complete. The values do not depend on `with_id`.
     fn next_chunk(&mut self) -> Option<Vec<Value>> {
         let size = self.opts.table_size;
         if self.next_id > size {
@@ -313,7 +317,9 @@ impl RowMaker<'_> {
         let n = self.chunk.min(size - self.next_id + 1);
         let mut rows = Vec::with_capacity(n as usize * COLUMNS.len());
         for i in self.next_id..self.next_id + n {
-            rows.push(Value::Int(i64::from(i)));
+            if self.with_id {
+                rows.push(Value::Int(i64::from(i)));
+            }
             let k = self.k_rand.draw(&mut self.rng, 1, i64::from(size));
             rows.push(Value::Int(k));
             rows.push(Value::Text(data::c_value(&mut self.rng)));
@@ -342,6 +348,7 @@ async fn load_table<S: Session>(
         .map_err(step(format!("create sbtest{number}")))?;
     if let BulkPath::Stream {
         indexes_first: true,
+        ..
     } = table.path
         && opts.create_secondary
     {
@@ -350,6 +357,8 @@ async fn load_table<S: Session>(
     if opts.test == SysbenchTest::OltpInsert && !opts.auto_inc {
         return Ok(0);
     }
+    // The table was created just now, so its AUTO_INCREMENT key numbers the rows from 1.
+    let auto_ids = matches!(table.path, BulkPath::Stream { auto_ids: true, .. });
     let mut maker = RowMaker {
         opts,
         rng: Rng::for_client(table.seed ^ 0x5EED_10AD, table.instance, u64::from(number)),
@@ -359,6 +368,7 @@ async fn load_table<S: Session>(
             BulkPath::None => ROWS_PER_COMMIT,
             BulkPath::Stream { .. } => ROWS_PER_CHUNK,
         },
+        with_id: !auto_ids,
     };
     let table_name = format!("sbtest{number}");
     let insert = InsertSql {
@@ -372,7 +382,7 @@ async fn load_table<S: Session>(
         s,
         table.path,
         &table_name,
-        &COLUMNS,
+        if auto_ids { &COLUMNS[1..] } else { &COLUMNS },
         // Integers, and text of digits and dashes only.
         BulkText::Plain,
         &insert,

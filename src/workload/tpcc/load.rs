@@ -167,10 +167,13 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
             .map_err(step(format!("create {}", t.name())))?;
     }
     let path = s.bulk_path().await.map_err(step("choose the load path"))?;
-    let indexes_first = path
-        == BulkPath::Stream {
+    let indexes_first = matches!(
+        path,
+        BulkPath::Stream {
             indexes_first: true,
-        };
+            ..
+        }
+    );
     if indexes_first {
         create_indexes(&mut s, &job.schema).await?;
     }

@@ -23,6 +23,7 @@ use packet::{Cursor, Framed, MAX_PAYLOAD, Malformed};
 const COM_QUERY: u8 = 0x03;
 const COM_STMT_PREPARE: u8 = 0x16;
 const COM_STMT_EXECUTE: u8 = 0x17;
+const COM_STMT_CLOSE: u8 = 0x19;
 const MORE_RESULTS: u16 = 0x0008;
 const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// LOAD DATA LOCAL INFILE content goes in packets of at most this size.
@@ -220,6 +221,16 @@ impl Conn {
             }
         }
         Ok(stmt)
+    }
+
+    /// Release a prepared statement on the server; no response comes back.
+    pub async fn close(&mut self, stmt: Stmt) -> Result<(), EngineError> {
+        self.begin()?;
+        self.io
+            .command(COM_STMT_CLOSE)
+            .extend_from_slice(&stmt.id.to_le_bytes());
+        let r = self.io.send().await.map_err(lost);
+        self.end(r)
     }
 
     /// Execute a prepared statement. Its rows are counted into `rows` (and their values kept
