@@ -69,7 +69,7 @@ fn an_external_server_is_used_as_it_is() {
         flush_log_at_trx_commit: Some(2),
         flush_method: None,
         io_capacity: None,
-        // The loader leaves `id` to AUTO_INCREMENT; its rows must still be numbered 1..N.
+        // Whatever the load path, its rows must be numbered 1..N.
         extra: [("auto_increment_increment".to_string(), "3".to_string())].into(),
         max_connections: 200,
         max_prepared_stmt_count: 100_000,
@@ -103,6 +103,7 @@ fn an_external_server_is_used_as_it_is() {
     loaded_ids_run_from_one_to_the_table_size(server.port(), 10_000);
     bulk_text_round_trips_and_plain_refuses_what_needs_escaping(server.port());
     sessions_log_in_with_a_password_and_read_typed_values_back(server.port());
+    sessions_reach_the_server_through_its_unix_socket(server.socket());
     drop(server);
 }
 
@@ -187,48 +188,82 @@ async fn root_session(port: u16) -> drivebench::engine::mysql::MysqlSession {
     c.await.unwrap().connect().await.unwrap()
 }
 
-/// The load sends no `id` (LOAD DATA is cheaper when AUTO_INCREMENT numbers the rows) and
-/// numbers 1 by 1 whatever the server's `auto_increment_increment`; the run's DELETE and INSERT
-/// pairs keep the same ids.
+/// The loaded ids run 1 by 1 whatever the server's `auto_increment_increment`, and the text
+/// sent as bytes (`SET NAMES binary`) is stored as sysbench's digit groups; the run's DELETE and
+/// INSERT pairs keep the same ids.
 fn loaded_ids_run_from_one_to_the_table_size(port: u16, rows: i64) {
     use drivebench::engine::{Rows, Session, Value};
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let mut s = root_session(port).await;
         let mut got = Rows::default();
         for t in 1..=4 {
-            let sql = format!("SELECT MIN(id), MAX(id), COUNT(*) FROM drivebench_ext.sbtest{t}");
+            let sql = format!(
+                "SELECT MIN(id), MAX(id), COUNT(*), \
+                 SUM(c REGEXP '^[0-9]{{11}}(-[0-9]{{11}}){{9}}$' AND pad REGEXP '^[0-9]{{11}}(-[0-9]{{11}}){{4}}$') \
+                 FROM drivebench_ext.sbtest{t}"
+            );
             let q = s.prepare(&sql).await.unwrap();
             s.query(q, &[], &mut got).await.unwrap();
             assert_eq!(
                 got.values,
-                [Value::Int(1), Value::Int(rows), Value::Int(rows)],
+                [
+                    Value::Int(1),
+                    Value::Int(rows),
+                    Value::Int(rows),
+                    Value::Text(rows.to_string())
+                ],
                 "sbtest{t}"
             );
         }
     });
 }
 
-/// LOAD DATA with and without escapes: each reads back what was sent, and rows declared plain
-/// that hold a tab fail the load with a message naming the value.
+/// A URL naming the server's unix socket: the benchmark sessions connect through it too (the
+/// server sees them from `localhost`, not from a TCP address).
+fn sessions_reach_the_server_through_its_unix_socket(socket: &std::path::Path) {
+    use drivebench::engine::mysql::MysqlConnector;
+    use drivebench::engine::{Connector, Rows, Session, Value};
+    let path = socket.display().to_string().replace('/', "%2F");
+    let url = format!("mysql://root@localhost/drivebench_ext?socket={path}");
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let c = MysqlConnector::new(&url, None).await.unwrap();
+        let mut s = c.connect().await.unwrap();
+        let q = s
+            .prepare("SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()")
+            .await
+            .unwrap();
+        let mut rows = Rows::default();
+        s.query(q, &[], &mut rows).await.unwrap();
+        assert_eq!(rows.values, [Value::Text("localhost".into())]);
+    });
+}
+
+/// LOAD DATA (MySQL's load path; MariaDB accepts the same statement) with and without escapes:
+/// each reads back what was sent, and rows declared plain that hold a tab fail the load with a
+/// message naming the value.
 fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
     use drivebench::engine::mysql::MysqlConnector;
-    use drivebench::engine::{BulkText, Connector, Rows, Session, Value};
+    use drivebench::engine::{BulkPath, BulkText, Connector, Rows, Session, Value};
     let url = format!("mysql://root@127.0.0.1:{port}/drivebench_bulk");
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let c = MysqlConnector::new(&url, None).await.unwrap();
         let mut s = c.connect().await.unwrap();
-        // Choosing the load path leaves no prepared statement behind on the server.
+        // Choosing the load path leaves no prepared statement behind on the server; MariaDB
+        // loads through INSERT, and the load connection sends text as bytes.
         let count = s
             .prepare("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
             .await
             .unwrap();
         let mut before = Rows::default();
         s.query(count, &[], &mut before).await.unwrap();
-        s.bulk_path().await.unwrap();
+        assert_eq!(s.bulk_path().await.unwrap(), BulkPath::None);
         let mut after = Rows::default();
         s.query(count, &[], &mut after).await.unwrap();
         assert_eq!(after.values, before.values);
+        let charset = s.prepare("SELECT @@character_set_client").await.unwrap();
+        s.query(charset, &[], &mut after).await.unwrap();
+        assert_eq!(after.values, [Value::Text("binary".into())]);
         let load = async |s: &mut <MysqlConnector as Connector>::Session,
                           text: BulkText,
                           rows: Vec<Value>| {
@@ -362,7 +397,7 @@ fn ctrl_c_stops_the_server_and_keeps_partial_results() {
 }
 
 #[test]
-fn without_local_infile_the_load_falls_back_to_insert() {
+fn mariadb_loads_through_insert_and_needs_no_local_infile() {
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
         "instance.0.config.extra.local_infile=\"OFF\"",

@@ -251,15 +251,13 @@ pub enum BulkText {
 /// An engine's bulk-load path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BulkPath {
-    /// None: the loader uses multi-row INSERT.
+    /// None: the loader uses prepared multi-row INSERTs, a transaction per chunk of rows.
     None,
-    /// One streamed statement per table. `indexes_first`: secondary indexes created before the
-    /// load are built by sorting when it commits (InnoDB's bulk insert into an empty table), so
-    /// the loader creates them with the table instead of after it. `auto_ids`: the engine numbers
-    /// an auto-increment key 1, 2, ... in load order, for less than it costs to read the numbers
-    /// (MySQL's LOAD DATA), so the loader leaves such a key out of a freshly created table's
-    /// rows, as `sysbench prepare` does.
-    Stream { indexes_first: bool, auto_ids: bool },
+    /// One streamed statement per table. `auto_ids`: the engine numbers an auto-increment key
+    /// 1, 2, ... in load order, for less than it costs to read the numbers (MySQL's LOAD DATA),
+    /// so the loader leaves such a key out of a freshly created table's rows, as
+    /// `sysbench prepare` does. Secondary indexes are created after the load.
+    Stream { auto_ids: bool },
 }
 
 /// Opens sessions to one instance.

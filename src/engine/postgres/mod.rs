@@ -291,10 +291,7 @@ impl Session for PgSession {
 
     /// `COPY ... FROM STDIN (FORMAT binary)` with the table's own column types.
     async fn bulk_path(&mut self) -> Result<BulkPath, EngineError> {
-        Ok(BulkPath::Stream {
-            indexes_first: false,
-            auto_ids: false,
-        })
+        Ok(BulkPath::Stream { auto_ids: false })
     }
 
     /// One binary `COPY ... FROM STDIN` per table, fed from the chunks as they are generated.

@@ -1,7 +1,6 @@
 //! sysbench `prepare`: create the tables, load them in parallel (one connection per worker,
-//! tables dealt round-robin as sysbench does), build the secondary index after the load (or with
-//! the table when the engine's bulk path builds indexes by sorting), check the rows each load
-//! wrote, and record the load's parameters so a later run can reuse it (`prepare = auto`).
+//! tables dealt round-robin as sysbench does), build the secondary index after the load, check
+//! the rows each load wrote, and record the load's parameters so a later run can reuse it (`prepare = auto`).
 //! Rows are generated in chunks while the engine loads them: one streamed bulk statement per
 //! table where the engine has one, multi-row INSERTs otherwise.
 
@@ -180,13 +179,6 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
         let fut = async move {
             let mut s = connector.connect().await.map_err(step("connect"))?;
             let path = s.bulk_path().await.map_err(step("choose the load path"))?;
-            let indexes_first = matches!(
-                path,
-                BulkPath::Stream {
-                    indexes_first: true,
-                    ..
-                }
-            );
             for t in &tables {
                 let table = Table {
                     number: *t,
@@ -209,7 +201,7 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
                     });
                 }
             }
-            if opts.create_secondary && !indexes_first {
+            if opts.create_secondary {
                 for t in &tables {
                     create_index(&mut s, &st, *t).await?;
                 }
@@ -346,19 +338,11 @@ async fn load_table<S: Session>(
     s.execute_text(&st.render("create_table", &[("table", &ts)]))
         .await
         .map_err(step(format!("create sbtest{number}")))?;
-    if let BulkPath::Stream {
-        indexes_first: true,
-        ..
-    } = table.path
-        && opts.create_secondary
-    {
-        create_index(s, st, number).await?;
-    }
     if opts.test == SysbenchTest::OltpInsert && !opts.auto_inc {
         return Ok(0);
     }
     // The table was created just now, so its AUTO_INCREMENT key numbers the rows from 1.
-    let auto_ids = matches!(table.path, BulkPath::Stream { auto_ids: true, .. });
+    let auto_ids = matches!(table.path, BulkPath::Stream { auto_ids: true });
     let mut maker = RowMaker {
         opts,
         rng: Rng::for_client(table.seed ^ 0x5EED_10AD, table.instance, u64::from(number)),

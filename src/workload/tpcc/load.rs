@@ -167,16 +167,6 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
             .map_err(step(format!("create {}", t.name())))?;
     }
     let path = s.bulk_path().await.map_err(step("choose the load path"))?;
-    let indexes_first = matches!(
-        path,
-        BulkPath::Stream {
-            indexes_first: true,
-            ..
-        }
-    );
-    if indexes_first {
-        create_indexes(&mut s, &job.schema).await?;
-    }
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let execution = job.connector.execution();
     let workers = match execution {
@@ -227,9 +217,7 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
         h.await
             .map_err(|_| TpccLoadError::Worker("load thread panicked".into()))??;
     }
-    if !indexes_first {
-        create_indexes(&mut s, &job.schema).await?;
-    }
+    create_indexes(&mut s, &job.schema).await?;
     meta::put(&mut s, &job.statements, STATE_KEY, COMPLETE)
         .await
         .map_err(step("write the load metadata"))?;

@@ -1,18 +1,48 @@
-//! MySQL packet framing over one TCP stream, and the integer and string encodings inside
-//! packets. Packets are read as slices of one reusable buffer: a row the caller skips costs a
-//! header check and no copy, allocation or wakeup of its own.
+//! MySQL packet framing over one TCP or unix-socket stream, and the integer and string encodings
+//! inside packets. Packets are read as slices of one reusable buffer: a row the caller skips costs
+//! a header check and no copy, allocation or wakeup of its own.
 
 use std::io;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpStream, UnixStream};
 
 /// The largest payload one packet carries; a payload of exactly this size continues in the
 /// next packet.
 pub const MAX_PAYLOAD: usize = 0xFF_FFFF;
 
+/// The connection to the server: TCP, or the server's unix socket on the same host (no TCP/IP
+/// stack on either side).
+pub enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf).await,
+            Stream::Unix(s) => s.read(buf).await,
+        }
+    }
+
+    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.write_all(buf).await,
+            Stream::Unix(s) => s.write_all(buf).await,
+        }
+    }
+
+    async fn shutdown(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.shutdown().await,
+            Stream::Unix(s) => s.shutdown().await,
+        }
+    }
+}
+
 pub struct Framed {
-    stream: TcpStream,
+    stream: Stream,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -24,7 +54,7 @@ pub struct Framed {
 }
 
 impl Framed {
-    pub fn new(stream: TcpStream) -> Self {
+    pub fn new(stream: Stream) -> Self {
         Framed {
             stream,
             buf: vec![0; 64 * 1024],
@@ -276,14 +306,14 @@ mod tests {
         let exact = vec![7u8; MAX_PAYLOAD];
         let sent = (big.clone(), exact.clone());
         let writer = tokio::spawn(async move {
-            let mut f = Framed::new(TcpStream::connect(addr).await.unwrap());
+            let mut f = Framed::new(Stream::Tcp(TcpStream::connect(addr).await.unwrap()));
             for p in [&sent.0[..], &sent.1[..], b"tail"] {
                 f.payload().extend_from_slice(p);
                 f.send().await.unwrap();
             }
         });
         let (s, _) = listener.accept().await.unwrap();
-        let mut f = Framed::new(s);
+        let mut f = Framed::new(Stream::Tcp(s));
         assert_eq!(f.read().await.unwrap(), &big[..]);
         assert_eq!(f.read().await.unwrap(), &exact[..]);
         assert_eq!(f.read().await.unwrap(), b"tail");
