@@ -1,8 +1,8 @@
 //! sysbench `prepare`: create the tables, load them in parallel (one connection per worker,
 //! tables dealt round-robin as sysbench does), build the secondary index after the load, check
-//! the rows each load wrote, and record the load's parameters so a later run can reuse it (`prepare = auto`).
-//! Rows are generated in chunks while the engine loads them: one streamed bulk statement per
-//! table where the engine has one, multi-row INSERTs otherwise.
+//! the rows each load wrote, and record the load's parameters so a later run can reuse it
+//! (`prepare = auto`). Rows are generated in chunks while the engine loads them: one streamed
+//! bulk statement per table where the engine has one, multi-row INSERTs otherwise.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
