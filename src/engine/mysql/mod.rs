@@ -3,9 +3,8 @@
 //! client in `wire`: one connection per virtual client held for the whole run, server-side
 //! prepared statements prepared once per connection, BEGIN/COMMIT/ROLLBACK over the text
 //! protocol; loads through prepared multi-row INSERTs on MariaDB and LOAD DATA LOCAL INFILE on
-//! MySQL (see `bulk_path`). Errors are classified by code: 1213 deadlock,
-//! 1205 lock wait timeout and 1020 record changed are retryable; a lost connection means
-//! reconnect; the rest is fatal.
+//! MySQL (see `bulk_path`). Errors are classified by code: 1213 deadlock, 1205 lock wait timeout
+//! and 1020 record changed are retryable; a lost connection means reconnect; the rest is fatal.
 
 mod config;
 mod wire;
@@ -182,8 +181,9 @@ impl Session for MysqlSession {
     /// text is ASCII). MariaDB then loads through the prepared multi-row INSERT path: its
     /// parameters arrive typed, with no SQL text to parse; on MariaDB 10.11 here a sysbench load
     /// took about a fifth less server CPU that way than through LOAD DATA, whose field reader
-    /// handles each byte through a call. MySQL keeps `LOAD DATA LOCAL INFILE` when the server allows local
-    /// infile (not measured against INSERT here: no MySQL server in this build's tests).
+    /// handles each byte through a call. MySQL keeps `LOAD DATA LOCAL INFILE` when the server
+    /// allows local infile (not measured against INSERT here: no MySQL server in this build's
+    /// tests).
     async fn bulk_path(&mut self) -> Result<BulkPath, EngineError> {
         self.conn.query("SET NAMES binary").await?;
         if self.mariadb {
