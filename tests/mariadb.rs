@@ -8,7 +8,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{ServerRun, read_json, servers_under, text, wait_exit};
+use common::{ServerRun, read_json, servers_under, text, validate, wait_exit};
 
 const SCENARIO: &str = "scenarios/ci-sysbench-mariadb.toml";
 
@@ -378,22 +378,49 @@ fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results()
     assert!(servers_under(&r.target()).is_empty());
 }
 
-#[test]
-fn ctrl_c_stops_the_server_and_keeps_partial_results() {
+/// Send `signal` to a run in its precondition; it must stop its servers, write its partial
+/// results and exit 130. With `hang_up_terminal`, the run's stdout and stderr are pipes whose
+/// reading end is closed first, as when an SSH session drops (writes then fail with EPIPE).
+fn stop_by_signal(signal: &str, hang_up_terminal: bool) {
     let r = ServerRun::new(SCENARIO);
-    let mut child = r.spawn_until_running(std::process::Stdio::null());
+    let mut child = r.spawn_until_running(std::process::Stdio::piped());
+    if hang_up_terminal {
+        drop(child.stderr.take());
+    }
     std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     let status = wait_exit(&mut child, Duration::from_secs(60));
-    assert_eq!(status.code(), Some(130));
+    if !hang_up_terminal {
+        let mut err = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+        assert!(err.contains(&format!("interrupted (SIG{signal})")), "{err}");
+    }
+    assert_eq!(status.code(), Some(130), "after SIG{signal}");
     let result = read_json(&r.out().join("result.json"));
     assert_eq!(result["status"], "interrupted");
+    validate("schemas/json/result.schema.json", &result);
+    assert!(r.out().join("summary.md").exists());
     assert!(
         servers_under(&r.target()).is_empty(),
-        "no server left after Ctrl-C"
+        "no server left after SIG{signal}"
     );
+}
+
+#[test]
+fn ctrl_c_stops_the_server_and_keeps_partial_results() {
+    stop_by_signal("INT", false);
+}
+
+#[test]
+fn sigterm_stops_the_server_and_keeps_partial_results() {
+    stop_by_signal("TERM", false);
+}
+
+#[test]
+fn sighup_with_the_terminal_gone_stops_the_server_and_keeps_partial_results() {
+    stop_by_signal("HUP", true);
 }
 
 #[test]

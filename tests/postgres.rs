@@ -139,17 +139,17 @@ fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results()
     assert!(servers_under(&r.target()).is_empty());
 }
 
-#[test]
-fn ctrl_c_stops_the_cluster_and_keeps_partial_results() {
+fn stop_by_signal(signal: &str) {
     let r = ServerRun::new(SCENARIO);
     let mut child = r.spawn_until_running(std::process::Stdio::null());
     std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert_eq!(
         wait_exit(&mut child, Duration::from_secs(60)).code(),
-        Some(130)
+        Some(130),
+        "after SIG{signal}"
     );
     assert_eq!(
         read_json(&r.out().join("result.json"))["status"],
@@ -157,8 +157,18 @@ fn ctrl_c_stops_the_cluster_and_keeps_partial_results() {
     );
     assert!(
         servers_under(&r.target()).is_empty(),
-        "no server left after Ctrl-C"
+        "no server left after SIG{signal}"
     );
+}
+
+#[test]
+fn ctrl_c_stops_the_cluster_and_keeps_partial_results() {
+    stop_by_signal("INT");
+}
+
+#[test]
+fn sigterm_stops_the_cluster_and_keeps_partial_results() {
+    stop_by_signal("TERM");
 }
 
 #[test]

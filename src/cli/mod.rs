@@ -136,31 +136,67 @@ pub async fn main(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::report::live::stderr_line(&format!("error: {e}"));
             e.exit_code()
         }
     }
 }
 
-/// First Ctrl-C: cancel the run (`what` says what stops) so partial results are written;
-/// second: exit at once with 130, killing the servers we started when `kill_servers`.
-pub(crate) fn stop_on_ctrl_c(
+/// The signals that end a run the way Ctrl-C does: SIGINT (Ctrl-C), SIGTERM (`kill`, `timeout`,
+/// a cancelled CI job) and SIGHUP (a dropped SSH session or closed terminal).
+const STOP_SIGNALS: [(tokio::signal::unix::SignalKind, &str); 3] = [
+    (tokio::signal::unix::SignalKind::interrupt(), "SIGINT"),
+    (tokio::signal::unix::SignalKind::terminate(), "SIGTERM"),
+    (tokio::signal::unix::SignalKind::hangup(), "SIGHUP"),
+];
+
+/// First stop signal (SIGINT, SIGTERM or SIGHUP): cancel the run (`what` says what stops) so
+/// partial results are written and the servers we started are stopped; second: exit at once
+/// with 130, killing the servers we started when `kill_servers`.
+pub(crate) fn stop_on_signal(
     cancel: tokio_util::sync::CancellationToken,
     what: &'static str,
     kill_servers: bool,
 ) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!(
-                "interrupted: {what} and writing partial results (Ctrl-C again to abort at once)"
-            );
-            cancel.cancel();
-            if tokio::signal::ctrl_c().await.is_ok() {
-                if kill_servers {
-                    crate::provision::kill_all_registered();
-                }
-                std::process::exit(EXIT_INTERRUPTED);
+    // Installed before the task starts, so a signal that arrives right after this call is seen.
+    let streams: Vec<_> = STOP_SIGNALS
+        .iter()
+        .filter_map(|&(kind, name)| match tokio::signal::unix::signal(kind) {
+            Ok(s) => Some((s, name)),
+            Err(e) => {
+                tracing::warn!("cannot listen for {name}: {e}");
+                None
             }
+        })
+        .collect();
+    tokio::spawn(async move {
+        let mut streams = streams;
+        let Some(name) = next_signal(&mut streams).await else {
+            return;
+        };
+        crate::report::live::stderr_line(&format!(
+            "interrupted ({name}): {what} and writing partial results (again to abort at once)"
+        ));
+        cancel.cancel();
+        if next_signal(&mut streams).await.is_some() {
+            if kill_servers {
+                crate::provision::kill_all_registered();
+            }
+            std::process::exit(EXIT_INTERRUPTED);
         }
     })
+}
+
+/// The name of the next signal that arrives on any of `streams`; `None` if none can arrive.
+async fn next_signal(
+    streams: &mut [(tokio::signal::unix::Signal, &'static str)],
+) -> Option<&'static str> {
+    if streams.is_empty() {
+        return None;
+    }
+    let waits = streams.iter_mut().map(|(s, name)| {
+        let name: &'static str = name;
+        Box::pin(async move { s.recv().await.map(|()| name) })
+    });
+    futures_util::future::select_all(waits).await.0
 }

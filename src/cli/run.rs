@@ -84,7 +84,7 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         findings,
     );
     let cancel = CancellationToken::new();
-    let ctrl_c = super::stop_on_ctrl_c(cancel.clone(), "stopping clients", true);
+    let stop_signals = super::stop_on_signal(cancel.clone(), "stopping clients", true);
     let mut ctx = protocol::RunCtx {
         report: &mut report,
         dir: &mut dir,
@@ -92,16 +92,16 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         cancel: &cancel,
     };
     let ending = protocol::run(&plan, &mut ctx).await;
-    ctrl_c.abort();
+    stop_signals.abort();
     report.finished_at = Some(utc_now());
     let code = close(&mut report, &ending);
     dir.finish(&report)
         .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
     if let Ending::Failed(e) = &ending {
-        eprintln!("error: {e}");
+        crate::report::live::stderr_line(&format!("error: {e}"));
     }
-    print!("{}", crate::report::markdown::summary(&report));
-    println!("\nResults: {}", out.display());
+    crate::report::live::stdout_text(&crate::report::markdown::summary(&report));
+    crate::report::live::stdout_text(&format!("\nResults: {}\n", out.display()));
     Ok(code)
 }
 

@@ -340,7 +340,7 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
         Vec::new(),
     );
     let cancel = CancellationToken::new();
-    let ctrl_c = super::stop_on_ctrl_c(cancel.clone(), "stopping the I/O", false);
+    let stop_signals = super::stop_on_signal(cancel.clone(), "stopping the I/O", false);
     let mut ctx = protocol::RunCtx {
         report: &mut report,
         dir: &mut dir,
@@ -348,17 +348,17 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
         cancel: &cancel,
     };
     let ending = protocol::sweeps::run_one(plan.seed, &sweep, target, &mut ctx).await;
-    ctrl_c.abort();
+    stop_signals.abort();
     report.finished_at = Some(utc_now());
     let code = super::run::close(&mut report, &ending);
     dir.finish(&report)
         .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
     if let Ending::Failed(e) = &ending {
-        eprintln!("error: {e}");
+        crate::report::live::stderr_line(&format!("error: {e}"));
     }
     if !args.quiet {
-        print!("{}", crate::report::markdown::summary(&report));
+        crate::report::live::stdout_text(&crate::report::markdown::summary(&report));
     }
-    println!("\nResults: {}", out.display());
+    crate::report::live::stdout_text(&format!("\nResults: {}\n", out.display()));
     Ok(code)
 }

@@ -10,6 +10,22 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::metrics::summary::Summary;
 use crate::scenario::units::format_duration;
 
+/// Write a line to stderr, ignoring failure: a run whose terminal went away (SIGHUP, a dropped
+/// SSH session) must still stop its servers and write its results, which `eprintln!` would
+/// prevent by panicking.
+pub fn stderr_line(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// Write text to stdout, ignoring failure (see [`stderr_line`]).
+pub fn stdout_text(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
 pub struct Console {
     quiet: bool,
     bars: Option<MultiProgress>,
@@ -32,7 +48,7 @@ impl Console {
             Some(m) => {
                 let _ = m.println(text);
             }
-            None => eprintln!("{text}"),
+            None => stderr_line(text),
         }
     }
 
@@ -43,7 +59,7 @@ impl Console {
             Some(m) => {
                 let _ = m.println(text);
             }
-            None => eprintln!("{text}"),
+            None => stderr_line(text),
         }
     }
 
