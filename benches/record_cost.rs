@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use drivebench::metrics::InstanceRecorder;
-use drivebench::workload::StatementCounts;
+use drivebench::metrics::StatementCounts;
 
 fn per_sample_ns(threads: u32, samples_per_thread: u64) -> f64 {
     let rec = InstanceRecorder::new(threads.max(1), 1);

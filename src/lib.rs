@@ -35,12 +35,15 @@
 
 pub mod cli;
 pub mod clients;
+pub mod config;
+pub mod curve;
 pub mod engine;
 pub mod io;
 pub mod metrics;
 pub mod protocol;
 pub mod provision;
 pub mod report;
+pub mod rng;
 pub mod scenario;
 pub mod target;
 pub mod workload;

@@ -481,9 +481,9 @@ fn a_prebuilt_database_is_built_once_and_copied_before_every_run() {
 
 #[test]
 fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
+    use drivebench::engine::EngineKind;
     use drivebench::engine::mysql::MysqlConnector;
     use drivebench::provision::mariadb::{MariadbInstance, MariadbSettings};
-    use drivebench::scenario::plan::EngineKind;
     let tmp = tempfile::tempdir().unwrap();
     let settings = MariadbSettings {
         server_bin: None,

@@ -23,13 +23,14 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;
 
 use common::mssql::{Emulator, PASSWORD};
+use drivebench::engine::EngineKind;
 use drivebench::engine::mssql::{MssqlConfig, MssqlConnector, MssqlSession};
 use drivebench::engine::{BulkPath, BulkText, Connector, ErrorClass, Rows, Session, Value};
+use drivebench::rng::Rng;
 use drivebench::scenario;
-use drivebench::scenario::plan::EngineKind;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
 use drivebench::workload::sysbench::{self, Call, Sysbench};
-use drivebench::workload::{Rng, Workload, meta};
+use drivebench::workload::{Workload, meta};
 use tokio_util::sync::CancellationToken;
 
 /// The emulator's one database.

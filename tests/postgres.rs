@@ -279,9 +279,9 @@ fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
 
 #[test]
 fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
+    use drivebench::engine::EngineKind;
     use drivebench::engine::postgres::PgConnector;
     use drivebench::provision::postgres::{PostgresInstance, PostgresSettings};
-    use drivebench::scenario::plan::EngineKind;
     let tmp = tempfile::tempdir().unwrap();
     std::fs::set_permissions(
         tmp.path(),

@@ -5,8 +5,8 @@
 
 use super::CliError;
 use super::run::{Args as RunArgs, run_plan};
-use crate::scenario::KeyPath;
-use crate::scenario::curve::{PlanCurve, check_workload};
+use crate::config::KeyPath;
+use crate::scenario::curve::PlanCurve;
 
 /// The flags of `run`.
 pub type Args = RunArgs;
@@ -14,13 +14,11 @@ pub type Args = RunArgs;
 pub async fn curve(args: Args) -> Result<i32, CliError> {
     let mut plan = args.scenario.resolve()?;
     if plan.curve.is_none() {
-        check_workload(
-            &plan.workload,
-            &KeyPath::root().key("workload").key("pacing"),
-        )
-        .map_err(|e| {
-            CliError::Invalid(format!("{}: {}: {}", plan.scenario_file, e.key, e.message))
-        })?;
+        plan.workload
+            .check_curve(&KeyPath::root().key("workload").key("pacing"))
+            .map_err(|e| {
+                CliError::Invalid(format!("{}: {}: {}", plan.scenario_file, e.key, e.message))
+            })?;
         plan.curve = Some(PlanCurve::default_for(plan.time_scale));
     }
     run_plan(plan, &args).await

@@ -6,11 +6,11 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use super::{CliError, EXIT_OK, ScenarioArgs};
+use crate::config::units::format_bytes;
+use crate::config::units::{format_count, format_duration};
 use crate::protocol::preflight;
 use crate::scenario::Plan;
 use crate::scenario::plan::TpccPacing;
-use crate::scenario::units::{format_count, format_duration};
-use crate::target::format_bytes;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

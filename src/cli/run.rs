@@ -24,7 +24,7 @@ pub struct Args {
     pub quiet: bool,
 }
 
-pub use crate::report::result::utc_now;
+pub use crate::config::units::utc_now;
 
 fn default_out(plan: &Plan) -> PathBuf {
     let stamp: String = utc_now()

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::CliError;
 use super::run::utc_now;
+use crate::config::{Invalid, KeyPath};
 use crate::io::{Arrivals, EngineChoice, PROFILES, check_point};
 use crate::protocol::{self, Ending};
 use crate::report::live::Console;
@@ -18,7 +19,6 @@ use crate::report::result::{Environment, RunReport};
 use crate::report::{self, RunDir};
 use crate::scenario::plan::{BenchmarkKind, Estimates, Plan, PlanWorkload, PrepareMode};
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, resolve};
-use crate::scenario::{Invalid, KeyPath};
 use crate::target::{DeviceIdentity, TargetInfo};
 
 fn profile_list() -> String {
@@ -111,8 +111,8 @@ pub struct Args {
 /// The flag a key of the `[[sweep]]` entry came from.
 fn flag_of(err: &Invalid) -> String {
     let first = err.key.0.first().map(|s| match s {
-        crate::scenario::Seg::Key(k) => k.as_str(),
-        crate::scenario::Seg::Index(_) => "",
+        crate::config::Seg::Key(k) => k.as_str(),
+        crate::config::Seg::Index(_) => "",
     });
     let name = match first.unwrap_or_default() {
         "profiles" => "profile",

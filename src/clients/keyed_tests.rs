@@ -15,9 +15,10 @@ use super::tests::fake;
 use super::*;
 use crate::engine::{ErrorClass, Session};
 use crate::metrics::InstanceRecorder;
+use crate::metrics::StatementCounts;
+use crate::workload::Workload;
 use crate::workload::tpcc::deck::Deck;
 use crate::workload::tpcc::{Kind, pacing};
-use crate::workload::{StatementCounts, Workload};
 
 /// TPC-C's deck, keying and think times over a fake engine; remembers when each transaction
 /// of each client ran.

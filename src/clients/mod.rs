@@ -14,7 +14,6 @@ pub mod pool;
 pub mod rate;
 #[cfg(test)]
 mod rate_tests;
-pub mod runner;
 #[cfg(test)]
 mod tests;
 
@@ -27,7 +26,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::{Connector, EngineError, ErrorClass};
 use crate::metrics::Shard;
-use crate::workload::{Rng, StatementCounts, Workload};
+use crate::metrics::StatementCounts;
+use crate::rng::Rng;
+use crate::workload::Workload;
 pub use pool::Pool;
 
 /// When each transaction is meant to start.
@@ -308,8 +309,9 @@ pub async fn open_pool<C: Connector, W: Workload>(
         for _ in 0..batch {
             let (c, w) = (connector.clone(), workload.clone());
             let fut = async move { open_connection(&*c, &*w).await };
-            let h = runner::spawn_on(connector.execution(), "pool-connect".into(), fut)
-                .map_err(|e| EngineError::fatal("DRIVEBENCH", e.to_string()))?;
+            let h =
+                crate::engine::runner::spawn_on(connector.execution(), "pool-connect".into(), fut)
+                    .map_err(|e| EngineError::fatal("DRIVEBENCH", e.to_string()))?;
             handles.push(h);
         }
         for h in handles {

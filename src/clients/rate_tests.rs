@@ -10,12 +10,14 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::rate::{Backlog, RateControl};
+use super::rate::RateControl;
 use super::tests::fake;
 use super::*;
+use crate::curve::backlog::Backlog;
 use crate::engine::{ErrorClass, Session};
+use crate::metrics::StatementCounts;
 use crate::metrics::{InstanceRecorder, Recorded};
-use crate::workload::{StatementCounts, Workload};
+use crate::workload::Workload;
 
 /// One statement per transaction.
 struct Single;

@@ -14,8 +14,9 @@ use super::*;
 use crate::engine::{
     BulkPath, BulkText, ErrorClass, Execution, RowChunks, Rows, Session, StmtId, Value,
 };
+use crate::metrics::StatementCounts;
 use crate::metrics::{InstanceRecorder, Recorded};
-use crate::workload::{StatementCounts, Workload};
+use crate::workload::Workload;
 
 /// Fails the first `fail_first` calls with `class`, then succeeds after `service` of (virtual) time.
 pub(super) struct FakeConnector {

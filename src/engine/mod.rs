@@ -2,9 +2,11 @@
 //! `Value`, and errors classified into `ErrorClass`; each engine lives in its own module.
 //! Dispatch on `EngineKind` happens once, in the protocol; everything below it is generic.
 
+mod kind;
 pub mod mssql;
 pub mod mysql;
 pub mod postgres;
+pub mod runner;
 pub mod sqlite;
 pub mod statements;
 
@@ -13,8 +15,8 @@ use std::future::Future;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::plan::{EngineKind, SysbenchOptions};
-use crate::scenario::{Invalid, KeyPath};
+use crate::config::{Invalid, KeyPath};
+pub use kind::EngineKind;
 pub use statements::Statements;
 
 /// A parameter or result value, independent of any driver's types.
@@ -189,7 +191,7 @@ pub enum Execution {
     /// Calls block the calling thread: each virtual client gets a dedicated OS thread.
     DedicatedThread,
     /// Calls are truly asynchronous: clients run as tasks on the client shards (one
-    /// current-thread runtime per core, see `clients::runner`).
+    /// current-thread runtime per core, see `runner`).
     Async,
 }
 
@@ -347,18 +349,19 @@ pub fn tsv(rows: &[Value], width: usize, text: BulkText) -> Result<Vec<u8>, Stri
     Ok(out)
 }
 
-/// Estimated bytes on disk for one instance's sysbench tables after load.
-pub fn estimate_sysbench_bytes(kind: EngineKind, opts: &SysbenchOptions) -> u64 {
+/// Estimated bytes on disk for one instance's sysbench tables after loading `loaded_rows`
+/// rows, with the `k` index when `create_secondary`.
+pub fn estimate_sysbench_bytes(kind: EngineKind, loaded_rows: u64, create_secondary: bool) -> u64 {
+    let per_row =
+        |without: u64, with: u64| loaded_rows * if create_secondary { with } else { without };
     match kind {
-        EngineKind::Sqlite => sqlite::estimate_sysbench_bytes(opts),
+        EngineKind::Sqlite => sqlite::estimate_sysbench_bytes(loaded_rows, create_secondary),
         // InnoDB: about 1.9 GB per 10M-row table, plus the k index.
-        EngineKind::Mariadb | EngineKind::Mysql => {
-            opts.loaded_rows() * if opts.create_secondary { 215 } else { 190 }
-        }
+        EngineKind::Mariadb | EngineKind::Mysql => per_row(190, 215),
         // Heap tuple (~218 bytes with CHAR padding and line pointer) plus the primary key.
-        EngineKind::Postgres => opts.loaded_rows() * if opts.create_secondary { 270 } else { 250 },
+        EngineKind::Postgres => per_row(250, 270),
         // Row (~200 bytes with CHAR padding), clustered index, the k index; pages not full.
-        EngineKind::Mssql => opts.loaded_rows() * if opts.create_secondary { 245 } else { 225 },
+        EngineKind::Mssql => per_row(225, 245),
     }
 }
 

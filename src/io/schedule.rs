@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crate::workload::Rng;
+use crate::rng::Rng;
 
 use super::spec::Arrivals;
 

@@ -13,8 +13,18 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 
 use crate::engine::{EngineError, ErrorClass};
-use crate::workload::StatementCounts;
 pub use histogram::{HIGHEST_US, LOWEST_US, SIGFIG, new_histogram};
+
+/// What one executed transaction did: its statements by sysbench's classes, and whether it
+/// ended in a rollback its inputs asked for (TPC-C's 1 % of New-Orders), which is an outcome,
+/// not an error.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatementCounts {
+    pub reads: u32,
+    pub writes: u32,
+    pub other: u32,
+    pub rolled_back: bool,
+}
 
 /// Shards per instance: enough that clients rarely meet on a lock.
 pub fn shard_count(clients: u32) -> u32 {

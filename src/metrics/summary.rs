@@ -207,7 +207,7 @@ impl MeanOfInstances {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::StatementCounts;
+    use crate::metrics::StatementCounts;
     use std::time::Duration;
 
     #[test]

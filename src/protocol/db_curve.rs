@@ -14,10 +14,11 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::Ending;
-use super::curve::{CurveDriver, PointOutcome, Step};
 use super::phases::{Wake, wait};
 use crate::clients::ClientEvent;
-use crate::clients::rate::{Backlog, RateControl};
+use crate::clients::rate::RateControl;
+use crate::curve::backlog::Backlog;
+use crate::curve::{CurveDriver, PointOutcome, Step};
 use crate::metrics::summary::Summary;
 use crate::metrics::{InstanceRecorder, Recorded};
 use crate::report::RunDir;

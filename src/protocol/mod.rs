@@ -2,14 +2,11 @@
 //! phases in order as barriers — all clients of all instances start together, the sampler
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
 //! and results are written after each phase. Dispatch on the engine kind happens here, once.
-//! `steady` holds the SNIA steady-state rule that preconditions are judged by; `curve` the
-//! load-curve and SLO-search mechanism shared by I/O sweeps and database curves; `recheck` the
-//! TPC-C consistency checks run again on a finished run's instances (`drivebench check`);
-//! `sweeps` the synthetic I/O sweeps that follow the phases; `db_curve` runs a `[[curve]]` after
-//! the phases with the same clients; `mssql_preflight` what `plan` learns from an external SQL
-//! Server.
+//! `recheck` the TPC-C consistency checks run again on a finished run's instances
+//! (`drivebench check`); `sweeps` the synthetic I/O sweeps that follow the phases; `db_curve`
+//! runs a `[[curve]]` after the phases with the same clients; `mssql_preflight` what `plan`
+//! learns from an external SQL Server.
 
-pub mod curve;
 mod db_curve;
 mod load;
 pub mod mssql_preflight;
@@ -18,7 +15,6 @@ pub mod prebuilt;
 pub mod preflight;
 pub mod recheck;
 pub mod servers;
-pub mod steady;
 pub mod sweeps;
 mod tpcc;
 
@@ -28,13 +24,14 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::EngineKind;
 use crate::engine::sqlite::SqliteConnector;
 use crate::engine::{Connector, EngineConfig};
 use crate::report::RunDir;
 use crate::report::live::Console;
 use crate::report::result::{InstanceReport, RunReport, RunStatus};
 use crate::scenario::Plan;
-use crate::scenario::plan::{BenchmarkKind, EngineKind};
+use crate::scenario::plan::BenchmarkKind;
 use crate::workload::sysbench::Sysbench;
 use crate::workload::tpcc::workload::Tpcc;
 pub use load::{LoadFailure, load_instance, statements_per_client};
@@ -53,7 +50,7 @@ pub struct InstanceExtras {
     /// Effective server variables worth keeping with the results.
     pub variables: BTreeMap<String, String>,
     /// Where its data was copied from (`prebuilt_dir`).
-    pub prebuilt: Option<prebuilt::CopyReport>,
+    pub prebuilt: Option<crate::report::result::CopyReport>,
     /// The URL its clients connect to (server engines; never with a password).
     pub url: Option<String>,
 }

@@ -6,12 +6,12 @@
 
 use std::time::Duration;
 
-use super::preflight::{Finding, Level};
+use crate::config::units::format_bytes;
 use crate::engine::EngineConfig;
 use crate::engine::mssql::{ServerFacts, probe};
+use crate::report::result::{Finding, Level};
 use crate::scenario::Plan;
 use crate::scenario::plan::Provision;
-use crate::target::format_bytes;
 
 /// How long `plan` waits for an external server.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);

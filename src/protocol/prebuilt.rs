@@ -3,28 +3,11 @@
 //! down cleanly and keeps that data directory; every run then copies it into each instance's
 //! directory on the target instead of loading — identical bytes every run, copy rate reported.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::path::Path;
 use std::time::Instant;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use tokio_util::sync::CancellationToken;
-
-use super::load_instance;
-use super::servers::ServerKind;
+use crate::report::result::CopyReport;
 use crate::scenario::Plan;
-use crate::scenario::plan::{PlanInstance, PrepareMode};
-
-/// One instance's copy from the pre-built directory.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-pub struct CopyReport {
-    pub source: String,
-    pub bytes: u64,
-    pub seconds: f64,
-    pub bytes_per_s: f64,
-}
 
 /// The pre-built copy a plan uses: same engine, benchmark data (tables, rows, index or
 /// warehouses) and seed.
@@ -44,62 +27,6 @@ pub fn key(plan: &Plan) -> String {
         plan.instances[0].engine.as_str(),
         plan.seed
     )
-}
-
-/// Load once into `<dir>/<key>/` (through a temporary directory, renamed when complete).
-pub async fn build<K: ServerKind>(
-    plan: &Plan,
-    inst: &PlanInstance,
-    dir: &Path,
-    statements: usize,
-    cancel: &CancellationToken,
-) -> Result<PathBuf, String> {
-    let done = dir.join(key(plan));
-    if done.join("data").is_dir() {
-        return Ok(done);
-    }
-    let building = dir.join(format!("{}.building", key(plan)));
-    let _ = std::fs::remove_dir_all(&building);
-    std::fs::create_dir_all(&building).map_err(|e| format!("{}: {e}", building.display()))?;
-    let (p, i, b) = (plan.clone(), inst.clone(), building.clone());
-    let mut server = tokio::task::spawn_blocking(move || K::start(&p, &i, &b, statements))
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("pre-built load: {e}"))?;
-    let index = plan
-        .instances
-        .iter()
-        .position(|i| i.name == inst.name)
-        .unwrap_or(0);
-    let loaded = async {
-        let connector = K::connect(plan, &K::url(&server), K::password(&server).as_deref())
-            .await
-            .map_err(|e| e.to_string())?;
-        load_instance(
-            plan,
-            Arc::new(connector),
-            index,
-            PrepareMode::Always,
-            Arc::new(AtomicU64::new(0)),
-            cancel.clone(),
-        )
-        .await
-        .map_err(|e| e.to_string())
-    }
-    .await;
-    let stopped = tokio::task::spawn_blocking(move || K::stop(&mut server))
-        .await
-        .map_err(|e| e.to_string())?;
-    let report = loaded?;
-    stopped.map_err(|e| format!("pre-built server did not stop cleanly: {e}"))?;
-    std::fs::rename(&building, &done).map_err(|e| format!("{}: {e}", done.display()))?;
-    tracing::info!(
-        "pre-built {} loaded: {} rows at {:.0} rows/s",
-        done.display(),
-        report.rows,
-        report.rows_per_s
-    );
-    Ok(done)
 }
 
 /// Copy `<prebuilt>/data` into `<instance_dir>/data` unless the instance already has data.

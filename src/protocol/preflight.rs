@@ -3,38 +3,13 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
+use crate::config::units::format_bytes;
 use crate::engine::EngineConfig;
+use crate::engine::EngineKind;
+pub use crate::report::result::{Finding, Level};
 use crate::scenario::Plan;
-use crate::scenario::plan::{EngineKind, Provision, SysbenchTest};
-use crate::target::{self, format_bytes};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Ok,
-    Note,
-    Warning,
-    Error,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Ok => "ok",
-            Level::Note => "note",
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Finding {
-    pub level: Level,
-    pub message: String,
-}
+use crate::scenario::plan::{Provision, SysbenchTest};
+use crate::target::{self};
 
 fn finding(level: Level, message: impl Into<String>) -> Finding {
     Finding {

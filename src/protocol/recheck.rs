@@ -11,11 +11,12 @@ use std::time::Duration;
 use super::servers::{self, MssqlServer, MysqlServer, PostgresServer, ServerKind};
 use super::statements_per_client;
 use super::tpcc::check_instance;
+use crate::engine::EngineKind;
 use crate::engine::sqlite::{DB_FILE, SqliteConnector};
 use crate::engine::{Connector, EngineConfig};
 use crate::report::RunReport;
 use crate::report::tpcc::InstanceCheck;
-use crate::scenario::plan::{EngineKind, PlanInstance, Provision};
+use crate::scenario::plan::{PlanInstance, Provision};
 
 /// How long reaching a server may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);

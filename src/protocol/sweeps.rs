@@ -11,14 +11,14 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::{Ending, RunCtx};
+use crate::config::units::format_bytes;
+use crate::config::units::format_duration;
 use crate::io::fill::{FillProgress, FillResult, FillSpec, fill};
 use crate::io::sweep::{PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep};
 use crate::io::{DirectTarget, IoError, Region, TargetSpec, open_target};
 use crate::report::sweeps::SweepReport;
 use crate::scenario::Plan;
 use crate::scenario::sweep::{PlanSweep, SweepTarget};
-use crate::scenario::units::format_duration;
-use crate::target::format_bytes;
 
 /// Open a sweep's target; `target_dir` holds its file.
 pub fn open(sweep: &PlanSweep, target_dir: &str) -> Result<DirectTarget, IoError> {

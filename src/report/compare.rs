@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::result::{PhaseReport, RunReport};
 use super::stats::{Welch, welch};
-use crate::target::format_bytes;
+use crate::config::units::format_bytes;
 
 /// One run as compared: where it came from and the figures of its recorded phase.
 #[derive(Debug, Clone, Serialize)]

@@ -13,7 +13,7 @@ use super::compare::{RunEntry, rank};
 use super::curves::PointKind;
 use super::result::RunReport;
 use super::svg::{Chart, Marks, Scale, Series, escape, render};
-use crate::protocol::curve::SloResult;
+use crate::curve::SloResult;
 
 /// One measured point of a run's curve (total over its instances).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

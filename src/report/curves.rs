@@ -8,9 +8,9 @@ use std::fmt::Write;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::clients::rate::Backlog;
+use crate::curve::backlog::Backlog;
+use crate::curve::{PointOutcome, SloResult, read_off};
 use crate::metrics::summary::Latency;
-use crate::protocol::curve::{PointOutcome, SloResult, read_off};
 
 /// One `[[curve]]` as it ran.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -11,7 +11,7 @@ use super::curves::{
     CurvePoint, CurveReport, PointFigures, PointKind, SUSTAINABLE_RULE, instance_names,
 };
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
-use crate::protocol::curve::SloResult;
+use crate::curve::SloResult;
 
 pub(super) fn section(s: &mut String, curves: &[CurveReport]) {
     if curves.is_empty() {

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::config::units::format_duration;
 use crate::metrics::summary::Summary;
-use crate::scenario::units::format_duration;
 
 /// Write a line to stderr, ignoring failure: a run whose terminal went away (SIGHUP, a dropped
 /// SSH session) must still stop its servers and write its results, which `eprintln!` would
@@ -181,7 +181,7 @@ fn fmt_elapsed(s: f64) -> String {
 mod tests {
     use super::*;
     use crate::metrics::Recorded;
-    use crate::workload::StatementCounts;
+    use crate::metrics::StatementCounts;
 
     #[test]
     fn the_interval_line_reads_like_sysbench() {

@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use super::result::{PhaseReport, RunReport, RunStatus};
-use crate::scenario::units::{format_count, format_duration};
-use crate::target::format_bytes;
+use crate::config::units::format_bytes;
+use crate::config::units::{format_count, format_duration};
 
 pub fn summary(r: &RunReport) -> String {
     let mut s = String::new();

@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::host::HostInfo;
+use crate::config::units::utc_now;
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::scenario::Plan;
 use crate::target::TargetInfo;
@@ -30,7 +31,7 @@ pub struct RunReport {
     pub phases: Vec<PhaseReport>,
     /// What preflight found before the run (dataset vs cache regime, space, limits).
     #[serde(default)]
-    pub preflight: Vec<crate::protocol::preflight::Finding>,
+    pub preflight: Vec<Finding>,
     /// Synthetic I/O sweeps, one per profile run (absent when none ran).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweeps: Vec<super::sweeps::SweepReport>,
@@ -46,18 +47,9 @@ pub struct RunReport {
     pub warnings: Vec<String>,
 }
 
-/// Now, RFC 3339 in UTC to the second.
-pub fn utc_now() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
-}
-
 impl RunReport {
     /// The report of a run that is starting: nothing measured yet.
-    pub fn start(
-        plan: Plan,
-        environment: Environment,
-        preflight: Vec<crate::protocol::preflight::Finding>,
-    ) -> Self {
+    pub fn start(plan: Plan, environment: Environment, preflight: Vec<Finding>) -> Self {
         RunReport {
             schema_version: SCHEMA_VERSION,
             drivebench_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -113,7 +105,7 @@ pub struct InstanceReport {
     pub variables: std::collections::BTreeMap<String, String>,
     /// The copy from `prebuilt_dir` this instance's data came from, if any.
     #[serde(default)]
-    pub prebuilt: Option<crate::protocol::prebuilt::CopyReport>,
+    pub prebuilt: Option<CopyReport>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -261,4 +253,40 @@ fn csv_field(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// A preflight finding's weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Ok,
+    Note,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Ok => "ok",
+            Level::Note => "note",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Finding {
+    pub level: Level,
+    pub message: String,
+}
+
+/// One instance's copy from the pre-built directory.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CopyReport {
+    pub source: String,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub bytes_per_s: f64,
 }

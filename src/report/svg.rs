@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::protocol::curve::SloResult;
+use crate::curve::SloResult;
 
 /// How values map onto an axis.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

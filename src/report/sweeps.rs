@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
+use crate::curve::SloResult;
 use crate::io::sweep::{PointKind, SteadyReport, SweepResult};
-use crate::protocol::curve::SloResult;
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct LatencyUs {

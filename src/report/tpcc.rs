@@ -137,7 +137,7 @@ pub fn phase_figures(
 mod tests {
     use super::*;
     use crate::metrics::Recorded;
-    use crate::workload::StatementCounts;
+    use crate::metrics::StatementCounts;
     use std::time::Duration;
 
     fn summary(per_kind: [u64; 5], rolled_back: u64, p90_ms: u64) -> Summary {

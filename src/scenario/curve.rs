@@ -3,17 +3,16 @@
 //! peak TPS; each point then runs the same workload as an open model at a percentage of that
 //! peak, all instances at the same percentage together, with a settle time excluded from the
 //! point's figures. `stop_at_p99` ends the curve early; `slo = { p99 = "20ms" }` searches the
-//! highest rate within the objective by bisection (`protocol::curve`, shared with I/O sweeps).
+//! highest rate within the objective by bisection (`crate::curve`, shared with I/O sweeps).
 
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::error::{Invalid, KeyPath};
-use super::plan::{PlanWorkload, TpccPacing};
-use super::units::parse_duration;
-use crate::protocol::curve::CurveSpec;
+use crate::config::error::{Invalid, KeyPath};
+use crate::config::units::parse_duration;
+use crate::curve::CurveSpec;
 
 /// A `[[curve]]` table as written.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
@@ -68,7 +67,7 @@ impl PlanCurve {
 
     /// `drivebench plan`'s lines for the curve, starting `offset_ms` after the first phase.
     pub fn timeline(&self, offset_ms: u64) -> String {
-        use crate::scenario::units::format_duration;
+        use crate::config::units::format_duration;
         let d = |ms: u64| format_duration(Duration::from_millis(ms));
         let pcts: Vec<String> = self
             .spec
@@ -128,39 +127,21 @@ const MAX_POINT_PCT: f64 = 1000.0;
 /// Most bisection steps.
 const MAX_SLO_STEPS: i64 = 20;
 
-/// At most one `[[curve]]`; checked against the workload it runs.
+/// At most one `[[curve]]` (the caller checks it against the workload it runs:
+/// `PlanWorkload::check_curve`).
 pub fn resolve(
     sections: &[CurveSection],
-    workload: &PlanWorkload,
     key: &KeyPath,
     time_scale: f64,
 ) -> Result<Option<PlanCurve>, Invalid> {
     match sections {
         [] => Ok(None),
-        [one] => {
-            check_workload(workload, key)?;
-            resolve_one(one, &key.index(0), time_scale).map(Some)
-        }
+        [one] => resolve_one(one, &key.index(0), time_scale).map(Some),
         _ => Err(Invalid::new(
             key.index(1),
             "one [[curve]] per scenario; run another scenario for another curve",
         )),
     }
-}
-
-/// A curve sets the rate itself: it needs transactions back to back, not terminals' pacing.
-pub fn check_workload(workload: &PlanWorkload, key: &KeyPath) -> Result<(), Invalid> {
-    if workload
-        .tpcc
-        .as_ref()
-        .is_some_and(|t| t.pacing == TpccPacing::Spec)
-    {
-        return Err(Invalid::new(
-            key.clone(),
-            "a curve sets the rate itself; TPC-C needs workload.pacing = \"none\" (throughput mode) for a curve",
-        ));
-    }
-    Ok(())
 }
 
 fn resolve_one(c: &CurveSection, key: &KeyPath, time_scale: f64) -> Result<PlanCurve, Invalid> {
@@ -212,7 +193,7 @@ fn resolve_one(c: &CurveSection, key: &KeyPath, time_scale: f64) -> Result<PlanC
         Some(s) => Some(latency_ms(&s.p99, key.key("slo").key("p99"))?),
         None => None,
     };
-    let slo_steps = super::resolve::int_in(c.slo_steps, 4, 0, MAX_SLO_STEPS, key.key("slo_steps"))?;
+    let slo_steps = super::bounds::int_in(c.slo_steps, 4, 0, MAX_SLO_STEPS, key.key("slo_steps"))?;
     Ok(PlanCurve {
         spec: CurveSpec {
             points_pct,

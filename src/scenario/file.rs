@@ -2,6 +2,7 @@
 //! `deny_unknown_fields` everywhere. Numbers that must be positive are read as signed so a
 //! negative value gets a precise message from validation instead of a type error.
 
+use crate::engine::EngineKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -37,39 +38,6 @@ pub struct ScenarioFile {
 pub struct TargetSection {
     /// A directory on the drive under test. Default "./drivebench-target".
     pub path: Option<String>,
-}
-
-/// Engines this build can drive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    /// Embedded SQLite (bundled), database files under the target directory.
-    Sqlite,
-    /// MariaDB server (mariadbd), private on the target or external.
-    Mariadb,
-    /// MySQL server (mysqld), private on the target or external.
-    Mysql,
-    /// PostgreSQL server, private on the target or external.
-    Postgres,
-    /// Microsoft SQL Server (sqlservr on Linux), private on the target or external.
-    Mssql,
-}
-
-impl EngineKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EngineKind::Sqlite => "sqlite",
-            EngineKind::Mariadb => "mariadb",
-            EngineKind::Mysql => "mysql",
-            EngineKind::Postgres => "postgres",
-            EngineKind::Mssql => "mssql",
-        }
-    }
-
-    /// Engines that run as a server (provisioned or external) rather than embedded.
-    pub fn is_server(self) -> bool {
-        !matches!(self, EngineKind::Sqlite)
-    }
 }
 
 /// How an instance comes to exist.

@@ -2,19 +2,18 @@
 //! validated `Plan` (`plan`); `sweep` holds the `[[sweep]]` entries. Parsing happens once, here;
 //! errors carry file, line:column and key.
 
+mod bounds;
 pub mod curve;
-pub mod error;
 pub mod file;
-pub mod locate;
 pub mod plan;
 pub mod resolve;
 pub mod sweep;
 mod tpcc;
-pub mod units;
 
 use std::path::Path;
 
-pub use error::{Invalid, KeyPath, Origin, ScenarioError, Seg};
+use crate::config::locate;
+use crate::config::{KeyPath, Origin, ScenarioError, Seg};
 pub use file::ScenarioFile;
 pub use plan::Plan;
 

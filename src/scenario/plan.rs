@@ -5,8 +5,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use super::file::{BenchmarkKind, EngineKind, PrepareMode, Provision};
+pub use super::file::{BenchmarkKind, PrepareMode, Provision};
+use crate::config::{Invalid, KeyPath};
 use crate::engine::EngineConfig;
+use crate::engine::EngineKind;
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct Plan {
@@ -76,6 +78,21 @@ pub struct PlanWorkload {
 }
 
 impl PlanWorkload {
+    /// A curve sets the rate itself: it needs transactions back to back, not terminals' pacing.
+    pub fn check_curve(&self, key: &KeyPath) -> Result<(), Invalid> {
+        if self
+            .tpcc
+            .as_ref()
+            .is_some_and(|t| t.pacing == TpccPacing::Spec)
+        {
+            return Err(Invalid::new(
+                key.clone(),
+                "a curve sets the rate itself; TPC-C needs workload.pacing = \"none\" (throughput mode) for a curve",
+            ));
+        }
+        Ok(())
+    }
+
     /// Sessions each instance opens for clients.
     pub fn connections(&self) -> u32 {
         if self.connections == 0 {

@@ -4,14 +4,13 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use super::error::{Invalid, KeyPath};
+use super::bounds::{MAX_CLIENTS, int_in};
 use super::file::{InstanceSection, PhaseSection, ScenarioFile, WorkloadSection};
 use super::plan::*;
-use super::units::parse_duration;
-use crate::engine::{self, EngineConfig};
+use crate::config::error::{Invalid, KeyPath};
+use crate::config::units::parse_duration;
+use crate::engine::{self, EngineConfig, EngineKind};
 
-/// Most virtual clients one instance may have.
-pub const MAX_CLIENTS: i64 = 15_000;
 /// Shortest report interval after time scaling.
 pub const MIN_REPORT_INTERVAL_MS: u64 = 100;
 
@@ -66,7 +65,10 @@ pub fn resolve(
     let workload = resolve_workload(&file.workload, &root.key("workload"))?;
     let phases = resolve_phases(&file.phase, &root.key("phase"), time_scale)?;
     let sweeps = super::sweep::resolve_all(&file.sweep, &root.key("sweep"), time_scale)?;
-    let curve = super::curve::resolve(&file.curve, &workload, &root.key("curve"), time_scale)?;
+    let curve = super::curve::resolve(&file.curve, &root.key("curve"), time_scale)?;
+    if curve.is_some() {
+        workload.check_curve(&root.key("curve"))?;
+    }
 
     if workload.tpcc.as_ref().is_some_and(|t| t.procedures)
         && let Some(i) = instances.iter().find(|i| i.engine != EngineKind::Mssql)
@@ -93,7 +95,9 @@ pub fn resolve(
     let data_bytes_per_instance = instances
         .iter()
         .map(|i| match (&workload.sysbench, &workload.tpcc) {
-            (Some(o), _) => engine::estimate_sysbench_bytes(i.engine, o),
+            (Some(o), _) => {
+                engine::estimate_sysbench_bytes(i.engine, o.loaded_rows(), o.create_secondary)
+            }
             (None, Some(t)) => engine::estimate_tpcc_bytes(i.engine, t.warehouses),
             (None, None) => 0,
         })
@@ -143,27 +147,6 @@ fn positive_duration(text: &str, key: KeyPath) -> Result<Duration, Invalid> {
         ));
     }
     Ok(d)
-}
-
-/// An integer option with bounds; absent means `default`.
-pub(super) fn int_in(
-    value: Option<i64>,
-    default: i64,
-    min: i64,
-    max: i64,
-    key: KeyPath,
-) -> Result<u32, Invalid> {
-    let v = value.unwrap_or(default);
-    if v < min {
-        return Err(Invalid::new(
-            key,
-            format!("must be at least {min}, got {v}"),
-        ));
-    }
-    if v > max {
-        return Err(Invalid::new(key, format!("must be at most {max}, got {v}")));
-    }
-    Ok(v as u32)
 }
 
 fn resolve_instances(

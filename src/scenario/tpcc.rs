@@ -1,10 +1,10 @@
 //! The `[workload]` keys of `benchmark = "tpcc"`: warehouses, pacing, terminals per warehouse,
 //! and the number of virtual users they imply.
 
-use super::error::{Invalid, KeyPath};
+use super::bounds::{MAX_CLIENTS, int_in};
 use super::file::WorkloadSection;
 use super::plan::{TpccOptions, TpccPacing};
-use super::resolve::{MAX_CLIENTS, int_in};
+use crate::config::error::{Invalid, KeyPath};
 
 /// Most warehouses one instance may have (about 10 TB of data).
 pub const MAX_WAREHOUSES: i64 = 100_000;

@@ -11,9 +11,10 @@ pub mod guard;
 mod identity;
 mod space;
 
+use crate::config::units::format_bytes;
 use std::path::{Component, Path, PathBuf};
 
-pub use space::{format_bytes, free_space_bytes};
+pub use space::free_space_bytes;
 
 /// Where a run's data lives, as far as it could be found out.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema, PartialEq)]

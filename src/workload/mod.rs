@@ -1,11 +1,10 @@
 //! What a virtual client does, written against `Session` only. A workload prepares its
 //! statements on a session, generates a transaction's inputs (pure: seeded RNG, no I/O) and
-//! executes them. sysbench OLTP is the first family; TPC-C (so far its pure part: inputs,
-//! mix, pacing and initial data) is the second.
+//! executes them. Two families: sysbench OLTP and TPC-C (transactions, terminals, load and
+//! consistency checks).
 
 pub mod feed;
 pub mod meta;
-pub mod rng;
 pub mod sysbench;
 pub mod tpcc;
 
@@ -13,18 +12,8 @@ use std::future::Future;
 use std::time::Duration;
 
 use crate::engine::{EngineError, Session};
-pub use rng::Rng;
-
-/// What one executed transaction did: its statements by sysbench's classes, and whether it
-/// ended in a rollback its inputs asked for (TPC-C's 1 % of New-Orders), which is an outcome,
-/// not an error.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct StatementCounts {
-    pub reads: u32,
-    pub writes: u32,
-    pub other: u32,
-    pub rolled_back: bool,
-}
+use crate::metrics::StatementCounts;
+use crate::rng::Rng;
 
 pub trait Workload: Send + Sync + 'static {
     /// Per-connection state (prepared statement ids, buffers).

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
+use drivebench::engine::EngineKind;
 use drivebench::engine::{Connector, Session};
-use drivebench::scenario::plan::EngineKind;
-use drivebench::workload::Rng;
+use drivebench::rng::Rng;
 use drivebench::workload::tpcc::check::{CheckResult, run_checks};
 use drivebench::workload::tpcc::data::LoadParams;
 use drivebench::workload::tpcc::load::{TpccLoadJob, load};

@@ -9,9 +9,9 @@
 
 use std::sync::atomic::AtomicU64;
 
+use drivebench::engine::EngineKind;
 use drivebench::engine::{BulkPath, BulkText, Connector, Session, Value};
-use drivebench::scenario::plan::EngineKind;
-use drivebench::workload::Rng;
+use drivebench::rng::Rng;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
 use drivebench::workload::tpcc::data::{LoadParams, TableRows};
 use drivebench::workload::tpcc::rand::Constants;

@@ -3,8 +3,8 @@
 //! is 500,000 rows, too many for INSERTs of at most 240 parameters), then each of the five
 //! transactions through the real statements and transaction code, their effects read back.
 
+use drivebench::engine::EngineKind;
 use drivebench::engine::{Connector, Session, Value};
-use drivebench::scenario::plan::EngineKind;
 use drivebench::workload::Workload;
 use drivebench::workload::tpcc::input::{
     CustomerRef, Delivery, Inputs, OrderStatus, Payment, StockLevel,

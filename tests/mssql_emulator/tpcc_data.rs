@@ -3,7 +3,7 @@
 
 use drivebench::engine::mssql::MssqlSession;
 use drivebench::engine::{Session, Value};
-use drivebench::workload::Rng;
+use drivebench::rng::Rng;
 use drivebench::workload::tpcc::Kind;
 use drivebench::workload::tpcc::input::{Inputs, NewOrder, Terminal, UNUSED_ITEM_ID};
 use drivebench::workload::tpcc::names::LastName;

@@ -7,8 +7,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::units::{parse_duration, parse_size};
-use crate::scenario::{Invalid, KeyPath};
+use crate::config::units::{parse_duration, parse_size};
+use crate::config::{Invalid, KeyPath};
 
 /// Default per-request timeout: long enough for an index build on a large TPC-C load, short
 /// enough that a hung server does not hold a run forever.

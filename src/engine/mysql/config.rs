@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::units::parse_size;
-use crate::scenario::{Invalid, KeyPath};
+use crate::config::units::parse_size;
+use crate::config::{Invalid, KeyPath};
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct MysqlConfig {

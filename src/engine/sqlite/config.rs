@@ -4,8 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::units::{parse_duration, parse_size};
-use crate::scenario::{Invalid, KeyPath};
+use crate::config::units::{parse_duration, parse_size};
+use crate::config::{Invalid, KeyPath};
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct SqliteConfig {

@@ -16,7 +16,6 @@ use super::{
     BulkPath, BulkText, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session,
     StmtId, TxnControl, Value, txn_control,
 };
-use crate::scenario::plan::SysbenchOptions;
 
 /// Database file name inside the instance directory.
 pub const DB_FILE: &str = "drivebench.db";
@@ -26,14 +25,10 @@ const ROW_BYTES: u64 = 214;
 /// Bytes per row of the `k` index.
 const INDEX_ROW_BYTES: u64 = 16;
 
-pub fn estimate_sysbench_bytes(opts: &SysbenchOptions) -> u64 {
-    let per_row = ROW_BYTES
-        + if opts.create_secondary {
-            INDEX_ROW_BYTES
-        } else {
-            0
-        };
-    opts.loaded_rows() * per_row
+/// Bytes of `loaded_rows` sysbench rows, with the `k` index when `create_secondary`.
+pub fn estimate_sysbench_bytes(loaded_rows: u64, create_secondary: bool) -> u64 {
+    let per_row = ROW_BYTES + if create_secondary { INDEX_ROW_BYTES } else { 0 };
+    loaded_rows * per_row
 }
 
 pub struct SqliteConnector {
@@ -253,8 +248,7 @@ mod tests {
     fn a_session_prepares_executes_and_queries_with_our_values() {
         let dir = tempfile::tempdir().unwrap();
         let config =
-            SqliteConfig::from_table(&toml::Table::new(), &crate::scenario::KeyPath::root())
-                .unwrap();
+            SqliteConfig::from_table(&toml::Table::new(), &crate::config::KeyPath::root()).unwrap();
         let conn = SqliteConnector::new(dir.path(), config, 8);
         block_on(async {
             let mut s = conn.connect().await.unwrap();
@@ -288,8 +282,7 @@ mod tests {
     fn a_held_write_lock_is_classified_retryable() {
         let dir = tempfile::tempdir().unwrap();
         let mut config =
-            SqliteConfig::from_table(&toml::Table::new(), &crate::scenario::KeyPath::root())
-                .unwrap();
+            SqliteConfig::from_table(&toml::Table::new(), &crate::config::KeyPath::root()).unwrap();
         config.busy_timeout_ms = 1;
         let conn = SqliteConnector::new(dir.path(), config, 8);
         block_on(async {
@@ -309,8 +302,7 @@ mod tests {
     fn write_transactions_queue_instead_of_failing_busy() {
         let dir = tempfile::tempdir().unwrap();
         let mut config =
-            SqliteConfig::from_table(&toml::Table::new(), &crate::scenario::KeyPath::root())
-                .unwrap();
+            SqliteConfig::from_table(&toml::Table::new(), &crate::config::KeyPath::root()).unwrap();
         config.busy_timeout_ms = 1;
         let conn = Arc::new(SqliteConnector::new(dir.path(), config, 8));
         tokio::runtime::Builder::new_multi_thread()

@@ -11,14 +11,19 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
-use super::prebuilt::{self, CopyReport};
+use tokio_util::sync::CancellationToken;
+
+use super::prebuilt;
 use super::{Ending, InstanceExtras, RunCtx, run_with};
+use crate::engine::EngineKind;
 use crate::engine::{Connector, EngineError};
 use crate::report::live::Console;
+use crate::report::result::CopyReport;
 use crate::scenario::Plan;
-use crate::scenario::plan::{EngineKind, PlanInstance, Provision};
+use crate::scenario::plan::{PlanInstance, PrepareMode, Provision};
 
 pub use mssql::MssqlServer;
 pub use mysql::MysqlServer;
@@ -194,7 +199,7 @@ async fn copy_prebuilt<K: ServerKind>(
             dir.join(prebuilt::key(plan)).display()
         ));
     }
-    let source = prebuilt::build::<K>(plan, first, &dir, statements, ctx.cancel).await?;
+    let source = build_prebuilt::<K>(plan, first, &dir, statements, ctx.cancel).await?;
     for (i, inst) in plan.instances.iter().enumerate() {
         if inst.provision != Provision::Local || inst.prebuilt_dir.is_none() {
             continue;
@@ -213,9 +218,9 @@ async fn copy_prebuilt<K: ServerKind>(
             ctx.console.line(&format!(
                 "{}: copied the pre-built database ({}) in {:.1} s, {}/s",
                 inst.name,
-                crate::target::format_bytes(c.bytes),
+                crate::config::units::format_bytes(c.bytes),
                 c.seconds,
-                crate::target::format_bytes(c.bytes_per_s as u64)
+                crate::config::units::format_bytes(c.bytes_per_s as u64)
             ));
         }
         copies[i] = copied;
@@ -261,4 +266,60 @@ async fn teardown<K: ServerKind>(
             Err(e) => console.always(&format!("warning: stopping a server panicked: {e}")),
         }
     }
+}
+
+/// Load once into `<dir>/<key>/` (through a temporary directory, renamed when complete).
+async fn build_prebuilt<K: ServerKind>(
+    plan: &Plan,
+    inst: &PlanInstance,
+    dir: &Path,
+    statements: usize,
+    cancel: &CancellationToken,
+) -> Result<PathBuf, String> {
+    let done = dir.join(prebuilt::key(plan));
+    if done.join("data").is_dir() {
+        return Ok(done);
+    }
+    let building = dir.join(format!("{}.building", prebuilt::key(plan)));
+    let _ = std::fs::remove_dir_all(&building);
+    std::fs::create_dir_all(&building).map_err(|e| format!("{}: {e}", building.display()))?;
+    let (p, i, b) = (plan.clone(), inst.clone(), building.clone());
+    let mut server = tokio::task::spawn_blocking(move || K::start(&p, &i, &b, statements))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("pre-built load: {e}"))?;
+    let index = plan
+        .instances
+        .iter()
+        .position(|i| i.name == inst.name)
+        .unwrap_or(0);
+    let loaded = async {
+        let connector = K::connect(plan, &K::url(&server), K::password(&server).as_deref())
+            .await
+            .map_err(|e| e.to_string())?;
+        super::load_instance(
+            plan,
+            Arc::new(connector),
+            index,
+            PrepareMode::Always,
+            Arc::new(AtomicU64::new(0)),
+            cancel.clone(),
+        )
+        .await
+        .map_err(|e| e.to_string())
+    }
+    .await;
+    let stopped = tokio::task::spawn_blocking(move || K::stop(&mut server))
+        .await
+        .map_err(|e| e.to_string())?;
+    let report = loaded?;
+    stopped.map_err(|e| format!("pre-built server did not stop cleanly: {e}"))?;
+    std::fs::rename(&building, &done).map_err(|e| format!("{}: {e}", done.display()))?;
+    tracing::info!(
+        "pre-built {} loaded: {} rows at {:.0} rows/s",
+        done.display(),
+        report.rows,
+        report.rows_per_s
+    );
+    Ok(done)
 }

@@ -9,11 +9,11 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::error::{Invalid, KeyPath};
-use super::units::{parse_duration, parse_size};
+use crate::config::error::{Invalid, KeyPath};
+use crate::config::units::{parse_duration, parse_size};
+use crate::curve::CurveSpec;
+use crate::curve::steady::SteadyRule;
 use crate::io::{Arrivals, EngineChoice, PROFILES, Profile, Region, profile};
-use crate::protocol::curve::CurveSpec;
-use crate::protocol::steady::SteadyRule;
 
 mod describe;
 mod parse;

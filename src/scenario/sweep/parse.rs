@@ -1,8 +1,8 @@
 //! The two sweep values with a syntax of their own: a region ("25%" or "25") and block sizes
 //! ("4k", or a mix "4k/60:64k/40" whose shares of the I/O count sum to 100).
 
+use crate::config::units::parse_size;
 use crate::io::Region;
-use crate::scenario::units::parse_size;
 
 /// A region as "25%" or "25": a share of the target from its start, above 0 and at most 100.
 pub fn parse_region(text: &str) -> Result<Region, String> {

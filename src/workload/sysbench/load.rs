@@ -13,12 +13,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::data;
 use super::rand::DefaultRand;
-use crate::clients::runner::spawn_on;
+use crate::engine::runner::spawn_on;
 use crate::engine::{
     BulkPath, BulkText, Connector, EngineError, Execution, Rows, Session, Statements, Value,
 };
+use crate::rng::Rng;
 use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
-use crate::workload::Rng;
 use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::meta;
 

@@ -6,9 +6,12 @@ pub mod data;
 pub mod load;
 pub mod rand;
 
+use crate::engine::EngineKind;
 use crate::engine::{EngineError, Rows, Session, Statements, StmtId, Value};
-use crate::scenario::plan::{EngineKind, SysbenchOptions, SysbenchTest};
-use crate::workload::{Rng, StatementCounts, Workload};
+use crate::metrics::StatementCounts;
+use crate::rng::Rng;
+use crate::scenario::plan::{SysbenchOptions, SysbenchTest};
+use crate::workload::Workload;
 use rand::DefaultRand;
 
 /// The statements file of an engine.

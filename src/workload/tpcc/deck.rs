@@ -8,7 +8,7 @@
 //! ceiling that efficiency is measured against (reference/tpcc.md §6).
 
 use super::Kind;
-use crate::workload::rng::Rng;
+use crate::rng::Rng;
 
 /// Cards of each kind in one deck, in `Kind::index` order.
 pub const CARDS: [u32; 5] = [45, 43, 4, 4, 4];

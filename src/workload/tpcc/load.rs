@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::data::{LoadParams, TableRows};
 use super::table::Table;
-use crate::clients::runner::spawn_on;
+use crate::engine::runner::spawn_on;
 use crate::engine::{BulkPath, BulkText, Connector, EngineError, Execution, Session, Statements};
 use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::meta;

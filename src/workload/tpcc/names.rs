@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::rand::Constants;
-use crate::workload::rng::Rng;
+use crate::rng::Rng;
 
 const SYLLABLES: [&str; 10] = [
     "BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING",

@@ -6,9 +6,9 @@
 
 use super::input::{CustomerRef, Delivery, NewOrder, OrderStatus, Payment, StockLevel};
 use super::input::{Inputs, MAX_ORDER_LINES};
+use crate::engine::EngineKind;
 use crate::engine::{EngineError, Rows, Session, Statements, StmtId, Value};
-use crate::scenario::plan::EngineKind;
-use crate::workload::StatementCounts;
+use crate::metrics::StatementCounts;
 
 /// The procedures' statements file of an engine; only SQL Server has one.
 pub fn procedures(kind: EngineKind) -> Result<Statements, String> {
@@ -182,7 +182,7 @@ pub async fn abort<S: Session>(s: &mut S) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::Rng;
+    use crate::rng::Rng;
     use crate::workload::tpcc::Kind;
     use crate::workload::tpcc::input::Terminal;
     use crate::workload::tpcc::rand::Constants;

@@ -2,8 +2,8 @@
 //! (`schemas/tpcc/<engine>/`), the DDL checked against the column order the row generators and
 //! the loader use.
 
+use crate::engine::EngineKind;
 use crate::engine::Statements;
-use crate::scenario::plan::EngineKind;
 
 /// The schema file of an engine.
 pub fn schema_text(kind: EngineKind) -> &'static str {
@@ -142,7 +142,7 @@ mod tests {
         use crate::workload::tpcc::rand::Constants;
         let db = rusqlite::Connection::open_in_memory().unwrap();
         db.execute_batch(schema_text(EngineKind::Sqlite)).unwrap();
-        let mut rng = crate::workload::Rng::for_client(1, 0, 0);
+        let mut rng = crate::rng::Rng::for_client(1, 0, 0);
         let params = LoadParams {
             seed: 1,
             constants: Constants::load(&mut rng),

@@ -9,7 +9,7 @@ use super::input::{
     CustomerRef, Delivery, NewOrder, OrderStatus, Payment, StockLevel, UNUSED_ITEM_ID,
 };
 use crate::engine::{EngineError, Rows, Session, Statements, StmtId, Value};
-use crate::workload::StatementCounts;
+use crate::metrics::StatementCounts;
 
 /// Every statement a connection prepares, in [`Stmt`] order.
 pub const NAMES: [&str; 36] = [

@@ -13,9 +13,12 @@ use super::input::{Inputs, Terminal};
 use super::rand::Constants;
 use super::txn::{self, TpccClient};
 use super::{DISTRICTS_PER_WAREHOUSE, KIND_NAMES, pacing, procs, schema};
+use crate::engine::EngineKind;
 use crate::engine::{EngineError, Session, Statements};
-use crate::scenario::plan::{EngineKind, TpccOptions};
-use crate::workload::{Rng, StatementCounts, Workload};
+use crate::metrics::StatementCounts;
+use crate::rng::Rng;
+use crate::scenario::plan::TpccOptions;
+use crate::workload::Workload;
 
 /// Random stream of the run-wide constants (separate from every client's stream).
 const CONSTANTS_STREAM: u64 = u64::MAX;
@@ -37,7 +40,7 @@ pub fn run_constants(seed: u64, load: &Constants) -> Constants {
 
 /// The current time as the engines' timestamp text, "YYYY-MM-DD HH:MM:SS" (UTC).
 pub fn timestamp_now() -> String {
-    crate::report::result::utc_now()
+    crate::config::units::utc_now()
         .replacen('T', " ", 1)
         .trim_end_matches('Z')
         .to_string()

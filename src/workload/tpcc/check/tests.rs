@@ -5,8 +5,8 @@
 
 use super::*;
 use crate::engine::Connector;
+use crate::engine::EngineKind;
 use crate::engine::sqlite::SqliteSession;
-use crate::scenario::plan::EngineKind;
 use crate::workload::tpcc::load::{load, tests as load_tests};
 use crate::workload::tpcc::schema;
 

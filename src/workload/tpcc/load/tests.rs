@@ -2,22 +2,22 @@
 //! is reused, an interrupted one refused until `reload`, another signature loaded afresh.
 
 use super::*;
+use crate::engine::EngineKind;
 use crate::engine::sqlite::{SqliteConfig, SqliteConnector};
 use crate::engine::{Rows, Value};
-use crate::scenario::plan::EngineKind;
 use crate::workload::tpcc::rand::Constants;
 use crate::workload::tpcc::schema;
 
 /// A SQLite connector on `dir` (shared with the checks' tests).
 pub(crate) fn sqlite(dir: &std::path::Path) -> Arc<SqliteConnector> {
     let config =
-        SqliteConfig::from_table(&toml::Table::new(), &crate::scenario::KeyPath::root()).unwrap();
+        SqliteConfig::from_table(&toml::Table::new(), &crate::config::KeyPath::root()).unwrap();
     Arc::new(SqliteConnector::new(dir, config, 64))
 }
 
 /// A one-warehouse load job on `connector` with `seed`.
 pub(crate) fn job(connector: &Arc<SqliteConnector>, seed: u64) -> TpccLoadJob<SqliteConnector> {
-    let mut rng = crate::workload::Rng::for_client(seed, 0, 0);
+    let mut rng = crate::rng::Rng::for_client(seed, 0, 0);
     TpccLoadJob {
         connector: connector.clone(),
         name: "sqlite-1".into(),

@@ -6,6 +6,13 @@
 //!
 //! `CurveDriver` is a state machine: the caller runs whatever rate it is given and reports the
 //! outcome, so the same code drives an async database phase or an I/O thread pool.
+//!
+//! A leaf of the crate: no other module of drivebench is used here. `steady` holds the SNIA
+//! steady-state rule that preconditions are judged by; `backlog` whether an open-model point
+//! kept up with its schedule.
+
+pub mod backlog;
+pub mod steady;
 
 use serde::{Deserialize, Serialize};
 

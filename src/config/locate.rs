@@ -1,7 +1,7 @@
 //! Maps a key path back to its `line:column` in the scenario text, using the TOML parser's
 //! spans. A path that does not exist in the file resolves to its deepest existing ancestor.
 
-use super::error::{KeyPath, Seg};
+use super::{KeyPath, Seg};
 use toml::de::{DeTable, DeValue};
 
 /// Byte offset of the key (or array element) named by `path`, or of its deepest ancestor.

@@ -161,6 +161,27 @@ pub fn parse_percent(text: &str) -> Result<f64, String> {
     Ok(v / 100.0)
 }
 
+/// Human-readable binary size, e.g. 1536 -> "1.5 KiB", 25769803776 -> "24.0 GiB", 512 -> "512 B".
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    // Move up a unit when one decimal would round to 1024.0.
+    while value >= 1023.95 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// Now, as RFC 3339 UTC to the second (when a run started, finished or was checked).
+pub fn utc_now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +270,35 @@ mod tests {
         assert_eq!(parse_percent("100%").unwrap(), 1.0);
         for bad in ["25", "0%", "101%", "abc%"] {
             assert!(parse_percent(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn sizes_are_written_in_binary_units_with_one_decimal() {
+        const KIB: u64 = 1 << 10;
+        const MIB: u64 = 1 << 20;
+        const GIB: u64 = 1 << 30;
+        const TIB: u64 = 1 << 40;
+        let cases = [
+            (0, "0 B"),
+            (1, "1 B"),
+            (512, "512 B"),
+            (1023, "1023 B"),
+            (KIB, "1.0 KiB"),
+            (1536, "1.5 KiB"),
+            (10 * KIB + 100, "10.1 KiB"),
+            (MIB - 1, "1.0 MiB"),
+            (MIB, "1.0 MiB"),
+            (500 * MIB, "500.0 MiB"),
+            (25_769_803_776, "24.0 GiB"),
+            (23 * GIB + 400 * MIB, "23.4 GiB"),
+            (TIB, "1.0 TiB"),
+            (3 * TIB / 2, "1.5 TiB"),
+            (1 << 50, "1.0 PiB"),
+            (u64::MAX, "16.0 EiB"),
+        ];
+        for (bytes, expected) in cases {
+            assert_eq!(format_bytes(bytes), expected, "{bytes} bytes");
         }
     }
 }
