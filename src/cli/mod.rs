@@ -5,6 +5,7 @@
 pub mod check;
 pub mod compare;
 pub mod curve;
+pub mod docs;
 pub mod logging;
 pub mod plan;
 pub mod report;
@@ -56,6 +57,8 @@ pub enum Command {
     Schema(schema::Args),
     /// Sweep a file or block device with direct I/O: latency-vs-IOPS curves per profile.
     Sweep(Box<sweep::Args>),
+    /// Print a reference page in markdown: every command and option, or every scenario key.
+    Docs(docs::Args),
 }
 
 /// What `run` and `plan` share: the scenario and the ways to adjust it.
@@ -132,6 +135,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Check(a) => check::check(a).await,
         Command::Schema(a) => schema::schema(a),
         Command::Sweep(a) => sweep::sweep(*a).await,
+        Command::Docs(a) => docs::docs(a),
     };
     match result {
         Ok(code) => code,
