@@ -6,8 +6,13 @@
 //! there are fewer connections than clients. Connections open and statements are prepared
 //! before the clock; all clients start together on the start signal and stop between
 //! transactions when cancelled. A [`rate::RateControl`] shared by an instance's clients
-//! overrides their pacing once set (load curves change the rate per point this way).
+//! overrides their pacing once set (load curves change the rate per point this way). A
+//! [`fleet::Fleet`] holds every client of every instance as one value that phases and curves
+//! borrow in turn.
 
+pub mod fleet;
+#[cfg(test)]
+mod fleet_tests;
 #[cfg(test)]
 mod keyed_tests;
 pub mod pool;
@@ -44,6 +49,15 @@ pub enum Pacing {
 }
 
 impl Pacing {
+    /// How `workload`'s clients are paced: their own keying and think times when it has
+    /// self-paced terminals, else one of `clients` clients sharing an instance-wide `rate`.
+    pub fn for_workload<W: Workload>(workload: &W, rate: Option<f64>, clients: u32) -> Self {
+        match workload.keyed_start_spread() {
+            Some(ramp) => Pacing::Keyed { ramp },
+            None => Pacing::for_rate(rate, clients),
+        }
+    }
+
     /// The pacing of one of `clients` clients sharing an instance-wide `rate` (tx/s).
     pub fn for_rate(rate: Option<f64>, clients: u32) -> Self {
         match rate {

@@ -95,9 +95,18 @@ impl Connector for FakeConnector {
 }
 
 /// One statement per transaction; remembers the inputs of every attempt.
-struct OneStatement {
+pub(super) struct OneStatement {
     seen: Mutex<Vec<u64>>,
     aborts: AtomicU32,
+}
+
+impl OneStatement {
+    pub(super) fn new() -> Self {
+        OneStatement {
+            seen: Mutex::new(Vec::new()),
+            aborts: AtomicU32::new(0),
+        }
+    }
 }
 
 impl Workload for OneStatement {
@@ -146,10 +155,7 @@ struct Harness {
 
 fn start_client(connector: FakeConnector, pacing: Pacing, max_attempts: u32) -> Harness {
     let recorder = InstanceRecorder::new(1, 1);
-    let workload = Arc::new(OneStatement {
-        seen: Mutex::new(Vec::new()),
-        aborts: AtomicU32::new(0),
-    });
+    let workload = Arc::new(OneStatement::new());
     let (start, start_rx) = watch::channel(None);
     let (tx, events) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
@@ -282,10 +288,7 @@ async fn start_lag_splits_into_the_clients_own_lateness_and_the_pool_wait() {
     // Two closed-loop clients on one pooled connection with 10 ms transactions: each wakes on
     // time and waits for the other's transaction, so the start lag is all pool wait.
     let mut recorder = InstanceRecorder::new(2, 1);
-    let workload = Arc::new(OneStatement {
-        seen: Mutex::new(Vec::new()),
-        aborts: AtomicU32::new(0),
-    });
+    let workload = Arc::new(OneStatement::new());
     let connector = Arc::new(FakeConnector {
         service: Duration::from_millis(10),
         ..fake(0, ErrorClass::Retryable)

@@ -1,26 +1,22 @@
 //! The database load curve, run after the scenario's phases with the same connected clients:
 //! a closed-loop max run measures each instance's peak TPS, then the shared curve mechanism
-//! (`protocol::curve::CurveDriver`) asks for each point and SLO step in turn; every instance
+//! (`crate::curve::CurveDriver`) asks for each point and SLO step in turn; every instance
 //! runs at the same percentage of its own peak through its `RateControl`. Each run settles
 //! first (those figures are dropped), then is measured in quarters, so a growing start lag
 //! (backlog) shows between the first and the last quarter. Results are written after each
 //! point.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::Ending;
-use super::phases::{Wake, wait};
-use crate::clients::ClientEvent;
-use crate::clients::rate::RateControl;
+use crate::clients::fleet::{Fleet, Wake};
 use crate::curve::backlog::Backlog;
 use crate::curve::{CurveDriver, PointOutcome, Step};
+use crate::metrics::Recorded;
 use crate::metrics::summary::Summary;
-use crate::metrics::{InstanceRecorder, Recorded};
 use crate::report::RunDir;
 use crate::report::curves::{
     CurvePoint, CurveReport, InstancePoint, PointFigures, PointKind, instance_slo, point_line,
@@ -35,9 +31,7 @@ use crate::scenario::curve::PlanCurve;
 pub(super) struct CurveRun<'a> {
     pub plan: &'a Plan,
     pub curve: &'a PlanCurve,
-    pub recorders: &'a mut [InstanceRecorder],
-    pub controls: &'a [Arc<RateControl>],
-    pub events: &'a mut mpsc::UnboundedReceiver<ClientEvent>,
+    pub fleet: &'a mut Fleet,
     pub kinds: &'static [&'static str],
     pub report: &'a mut RunReport,
     pub dir: &'a RunDir,
@@ -58,7 +52,7 @@ impl CurveRun<'_> {
             "curve: max run, closed loop with {} clients per instance",
             self.plan.workload.clients
         ));
-        for ctl in self.controls {
+        for ctl in self.fleet.controls() {
             ctl.set_closed();
         }
         let m = match self.measure(c.max_duration_ms).await {
@@ -96,7 +90,7 @@ impl CurveRun<'_> {
                 Step::Done => break,
             };
             let targets: Vec<f64> = peaks.iter().map(|p| p * pct / 100.0).collect();
-            for (ctl, t) in self.controls.iter().zip(&targets) {
+            for (ctl, t) in self.fleet.controls().iter().zip(&targets) {
                 ctl.set_rate(*t);
             }
             let m = match self.measure(c.point_duration_ms).await {
@@ -140,16 +134,15 @@ impl CurveRun<'_> {
     async fn measure(&mut self, ms: u64) -> Result<Measured, Ending> {
         let settle = Instant::now() + Duration::from_millis(self.curve.settle_ms);
         self.wait_until(settle).await?;
-        for r in self.recorders.iter_mut() {
-            r.collect();
-        }
+        self.fleet.collect();
         let start = Instant::now();
-        let mut quarters: Vec<Vec<Recorded>> = self.recorders.iter().map(|_| Vec::new()).collect();
+        let mut quarters: Vec<Vec<Recorded>> =
+            self.plan.instances.iter().map(|_| Vec::new()).collect();
         for q in 1..=4u32 {
             self.wait_until(start + Duration::from_millis(ms) * q / 4)
                 .await?;
-            for (r, out) in self.recorders.iter_mut().zip(&mut quarters) {
-                out.push(r.collect());
+            for (r, out) in self.fleet.collect().into_iter().zip(&mut quarters) {
+                out.push(r);
             }
         }
         Ok(Measured {
@@ -159,10 +152,10 @@ impl CurveRun<'_> {
     }
 
     async fn wait_until(&mut self, deadline: Instant) -> Result<(), Ending> {
-        match wait(deadline, self.events, self.cancel).await {
+        match self.fleet.wait(deadline, self.cancel).await {
             Wake::Tick => Ok(()),
             Wake::Cancelled => Err(Ending::Interrupted),
-            Wake::Failed(e) => Err(Ending::Failed(e)),
+            Wake::Failed(e) => Err(Ending::Failed(e.to_string())),
         }
     }
 

@@ -9,6 +9,7 @@
 
 mod db_curve;
 mod load;
+mod measure;
 pub mod mssql_preflight;
 mod phases;
 pub mod prebuilt;
@@ -153,34 +154,25 @@ pub(crate) async fn run_with<C: Connector>(
     ) {
         (BenchmarkKind::Sysbench, Some(o), _) => {
             let workload = Arc::new(Sysbench::new(o.clone(), engine));
-            phases::run_phases(plan, connectors, workload, None, ctx).await
+            measure::run_workload(plan, &connectors, workload, &mut (), ctx).await
         }
         (BenchmarkKind::Tpcc, _, Some(o)) => {
             let workload = match Tpcc::new(o.clone(), engine, plan.seed) {
                 Ok(w) => Arc::new(w),
                 Err(e) => return Ending::Failed(e),
             };
-            let mut probe = tpcc::NewOrderProbe::open(plan, &connectors).await;
-            let ending =
-                phases::run_phases(plan, connectors.clone(), workload, Some(&mut probe), ctx).await;
-            drop(probe);
+            let mut hooks = tpcc::TpccHooks {
+                probe: tpcc::NewOrderProbe::open(plan, &connectors).await,
+                plan,
+                options: o,
+                count: None,
+            };
+            let ending = measure::run_workload(plan, &connectors, workload, &mut hooks, ctx).await;
+            drop(hooks);
             if ending != Ending::Complete {
                 return ending;
             }
-            ctx.console.line("consistency checks (TPC-C 3.3.2)");
-            match tpcc::run_checks(plan, &connectors, o.warehouses).await {
-                Ok(checks) => {
-                    for c in checks.iter().filter(|c| !c.passed) {
-                        ctx.console.always(&format!(
-                            "check failed on {}: {}: {}",
-                            c.instance, c.name, c.detail
-                        ));
-                    }
-                    ctx.report.checks = checks;
-                    ending
-                }
-                Err(e) => Ending::Failed(e),
-            }
+            tpcc::checks_after_phases(plan, &connectors, o.warehouses, ctx).await
         }
         _ => Ending::Failed("the plan has no options for its benchmark".into()),
     }

@@ -1,312 +1,194 @@
-//! Phases as barriers. Clients connect and prepare first; one start signal releases them all;
-//! the sampler wakes at every report tick and phase boundary, swaps the shards out (so counters
-//! reset at boundaries), appends series rows, prints the live line, and closes each phase into
-//! a `PhaseReport`. A transaction in flight at a boundary is recorded where it ends; those
-//! still running when the last phase ends are outside every phase and are dropped.
+//! Phases as barriers, run on a connected [`Fleet`]: one start signal releases every client;
+//! the sampler wakes at every report tick and phase boundary, takes the recorded figures out
+//! (so counters reset at boundaries), appends series rows, prints the live line, and closes
+//! each phase into a `PhaseReport`. A transaction in flight at a boundary is recorded where it
+//! ends. What a benchmark adds at the boundaries (TPC-C's NOPM) comes through [`PhaseHooks`].
 
-use std::sync::Arc;
+use std::future::Future;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
-use super::tpcc::NewOrderProbe;
 use super::{Ending, RunCtx};
-use crate::clients::rate::RateControl;
-use crate::clients::{ClientEvent, ClientSpec, Pacing, open_pool, run_client};
-use crate::engine::Connector;
-use crate::engine::runner::spawn_on;
+use crate::clients::fleet::{Fleet, Wake};
 use crate::metrics::summary::{MeanOfInstances, Summary};
-use crate::metrics::{InstanceRecorder, Recorded, histogram};
+use crate::metrics::{Recorded, histogram};
 use crate::report::live::interval_line;
 use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
-use crate::report::tpcc::phase_figures;
 use crate::scenario::Plan;
-use crate::scenario::plan::TpccPacing;
-use crate::workload::Workload;
-use crate::workload::tpcc;
+use crate::scenario::plan::PlanPhase;
 
-/// How long stopping clients may take before the run moves on without them.
-const STOP_GRACE: Duration = Duration::from_secs(30);
-
-pub(super) enum Wake {
-    Tick,
-    Cancelled,
-    Failed(String),
+/// What a benchmark adds to the phases: called once before the clock starts and once per
+/// phase, after it is closed and before it is written.
+pub trait PhaseHooks {
+    fn before_start(&mut self) -> impl Future<Output = ()>;
+    fn phase_closed(
+        &mut self,
+        phase: &PlanPhase,
+        closed: &mut PhaseReport,
+    ) -> impl Future<Output = ()>;
 }
 
-/// Sleep until `deadline`, unless the run is cancelled or a client fails first.
-pub(super) async fn wait(
-    deadline: Instant,
-    events: &mut mpsc::UnboundedReceiver<ClientEvent>,
-    cancel: &CancellationToken,
-) -> Wake {
-    loop {
-        tokio::select! {
-            _ = tokio::time::sleep_until(deadline) => return Wake::Tick,
-            _ = cancel.cancelled() => return Wake::Cancelled,
-            ev = events.recv() => match ev {
-                Some(ClientEvent::Failed(e)) => return Wake::Failed(e.to_string()),
-                Some(_) => {}
-                None => return Wake::Failed("all clients stopped".into()),
-            },
-        }
-    }
+/// A benchmark that adds nothing.
+impl PhaseHooks for () {
+    async fn before_start(&mut self) {}
+    async fn phase_closed(&mut self, _: &PlanPhase, _: &mut PhaseReport) {}
 }
 
-/// Run every phase; `probe` (TPC-C) is read at each phase boundary for NOPM.
-pub async fn run_phases<C: Connector, W: Workload>(
+/// One phase's sampling so far.
+struct Sampled {
+    totals: Vec<Recorded>,
+    series: Vec<SeriesRow>,
+    last_tick: Instant,
+    stop: Option<Ending>,
+}
+
+/// Run every phase of the plan on `fleet` (connected, not started yet).
+pub async fn run_phases(
     plan: &Plan,
-    connectors: Vec<Arc<C>>,
-    workload: Arc<W>,
-    mut probe: Option<&mut NewOrderProbe<C>>,
+    fleet: &mut Fleet,
+    kinds: &'static [&'static str],
+    hooks: &mut impl PhaseHooks,
     ctx: &mut RunCtx<'_>,
 ) -> Ending {
-    let RunCtx {
-        report,
-        dir,
-        console,
-        cancel,
-    } = ctx;
-    let clients = plan.workload.clients;
-    let kinds = workload.kinds();
-    let mut recorders: Vec<InstanceRecorder> = connectors
-        .iter()
-        .map(|_| InstanceRecorder::new(clients, kinds.len()))
-        .collect();
-    let clients_cancel = cancel.child_token();
-    let (start_tx, start_rx) = watch::channel(None);
-    let (ev_tx, mut events) = mpsc::unbounded_channel();
-    let mut handles: Vec<oneshot::Receiver<()>> = Vec::new();
-    let mut ending = None;
-    let pacing = match &plan.workload.tpcc {
-        Some(t) if t.pacing == TpccPacing::Spec => Pacing::Keyed {
-            ramp: tpcc::pacing::START_SPREAD,
-        },
-        _ => Pacing::for_rate(plan.workload.rate, clients),
-    };
-    // A curve steers the same clients after the phases.
-    let controls: Vec<Arc<RateControl>> = connectors
-        .iter()
-        .map(|_| Arc::new(RateControl::new()))
-        .collect();
-    'spawn: for (i, connector) in connectors.iter().enumerate() {
-        let pool = if plan.workload.pooled() {
-            let n = plan.workload.connections();
-            console.line(&format!(
-                "{}: opening {n} connections shared by {clients} clients",
-                plan.instances[i].name
-            ));
-            let opened = tokio::select! {
-                p = open_pool(connector.clone(), workload.clone(), n) => p,
-                _ = cancel.cancelled() => {
-                    ending = Some(Ending::Interrupted);
-                    break 'spawn;
-                }
-            };
-            match opened {
-                Ok(p) => Some(Arc::new(p)),
-                Err(e) => {
-                    ending = Some(Ending::Failed(format!(
-                        "instance {}: {e}",
-                        plan.instances[i].name
-                    )));
-                    break 'spawn;
-                }
-            }
-        } else {
-            None
-        };
-        for c in 0..clients {
-            let spec = ClientSpec {
-                connector: connector.clone(),
-                workload: workload.clone(),
-                instance: plan.instances[i].name.clone(),
-                instance_index: i as u64,
-                client: c,
-                seed: plan.seed,
-                pacing,
-                max_attempts: plan.workload.max_attempts,
-                shard: recorders[i].shard_for(c),
-                pool: pool.clone(),
-                rate: plan.curve.as_ref().map(|_| controls[i].clone()),
-            };
-            let fut = run_client(
-                spec,
-                start_rx.clone(),
-                clients_cancel.clone(),
-                ev_tx.clone(),
-            );
-            match spawn_on(connector.execution(), format!("client-{i}-{c}"), fut) {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    ending = Some(Ending::Failed(format!(
-                        "cannot start client {c} of {}: {e}",
-                        plan.instances[i].name
-                    )));
-                    break 'spawn;
-                }
-            }
-        }
-    }
-    drop(ev_tx);
-    // Connections and statements before the clock.
-    let total_clients = handles.len();
-    let mut ready = 0;
-    while ending.is_none() && ready < total_clients {
-        tokio::select! {
-            ev = events.recv() => match ev {
-                Some(ClientEvent::Ready) => ready += 1,
-                Some(ClientEvent::Failed(e)) => ending = Some(Ending::Failed(e.to_string())),
-                Some(ClientEvent::Stopped) | None => ending = Some(Ending::Failed("a client stopped before the start".into())),
-            },
-            _ = cancel.cancelled() => ending = Some(Ending::Interrupted),
-        }
-    }
-    if let Some(e) = ending {
-        stop_clients(&clients_cancel, handles).await;
-        return e;
-    }
-    console.line(&format!(
-        "{total_clients} clients connected; starting {} phase(s)",
+    ctx.console.line(&format!(
+        "{} clients connected; starting {} phase(s)",
+        fleet.len(),
         plan.phases.len()
     ));
-    let mut schema_count = match probe.as_mut() {
-        Some(p) => p.sample().await,
-        None => None,
-    };
-    let t0 = Instant::now();
-    let _ = start_tx.send(Some(t0));
-    let interval = Duration::from_millis(plan.report_interval_ms);
-    let mut ending = Ending::Complete;
+    hooks.before_start().await;
+    let t0 = fleet.start();
     let mut phase_start = t0;
     for phase in &plan.phases {
-        let planned_end = t0 + Duration::from_millis(phase.start_offset_ms + phase.duration_ms);
-        let bar = console.phase_bar(&phase.name, phase.duration_ms, phase_start);
-        let mut totals: Vec<Recorded> = recorders
-            .iter()
-            .map(|_| Recorded::new(kinds.len()))
-            .collect();
-        let mut series = Vec::new();
-        let mut tick_planned = phase_start;
-        let mut last_tick = phase_start;
-        let mut stop = None;
-        loop {
-            tick_planned = (tick_planned + interval).min(planned_end);
-            let wake = wait(tick_planned, &mut events, cancel).await;
-            let now = Instant::now();
-            let secs = (now - last_tick).as_secs_f64();
-            let mut interval_total = Recorded::new(kinds.len());
-            for (i, rec) in recorders.iter_mut().enumerate() {
-                let r = rec.collect();
-                let s = Summary::from_recorded(&r, kinds, secs);
-                let row = SeriesRow::from_summary(
-                    &phase.name,
-                    &plan.instances[i].name,
-                    (now - t0).as_secs_f64(),
-                    clients,
-                    &s,
-                );
-                if let Err(e) = dir.append_series(&row) {
-                    stop.get_or_insert(Ending::Failed(e.to_string()));
-                }
-                series.push(row);
-                totals[i].merge(&r);
-                interval_total.merge(&r);
-            }
-            let s = Summary::from_recorded(&interval_total, kinds, secs);
-            console.line(&interval_line(
-                (now - t0).as_secs_f64(),
-                &phase.name,
-                recorders.len(),
-                clients,
-                &s,
-            ));
-            last_tick = now;
-            match wake {
-                Wake::Cancelled => stop = Some(Ending::Interrupted),
-                Wake::Failed(e) => stop = Some(Ending::Failed(e)),
-                Wake::Tick => {}
-            }
-            if stop.is_some() || tick_planned >= planned_end {
-                break;
-            }
-        }
+        let bar = ctx
+            .console
+            .phase_bar(&phase.name, phase.duration_ms, phase_start);
+        let sampled = sample_phase(plan, phase, fleet, kinds, (t0, phase_start), ctx).await;
         if let Some(b) = bar {
             b.finish();
         }
-        let seconds = (last_tick - phase_start).as_secs_f64();
-        let completed = stop.is_none();
-        let count_now = match probe.as_mut() {
-            Some(p) => p.sample().await,
-            None => None,
+        let timing = PhaseTiming {
+            seconds: (sampled.last_tick - phase_start).as_secs_f64(),
+            start_offset_s: (phase_start - t0).as_secs_f64(),
         };
-        let new_orders = count_now
-            .zip(schema_count)
-            .map(|(end, start)| end.saturating_sub(start));
-        schema_count = count_now;
-        let mut closed = close_phase(
-            plan,
-            phase,
-            kinds,
-            &totals,
-            series,
-            seconds,
-            completed,
-            (phase_start - t0).as_secs_f64(),
-        );
-        if let Some(t) = plan.workload.tpcc.as_ref().filter(|_| phase.record) {
-            closed.tpcc = Some(phase_figures(
-                &closed.summary,
-                t,
-                clients,
-                plan.workload.rate,
-                plan.instances.len(),
-                new_orders,
-            ));
-        }
-        report.phases.push(closed);
-        phase_start = last_tick;
-        if let Err(e) = dir.write_result(report) {
+        let mut stop = sampled.stop;
+        let mut closed = close_phase(plan, phase, kinds, &sampled.totals, sampled.series, timing);
+        closed.completed = stop.is_none();
+        hooks.phase_closed(phase, &mut closed).await;
+        ctx.report.phases.push(closed);
+        phase_start = sampled.last_tick;
+        if let Err(e) = ctx.dir.write_result(ctx.report) {
             stop.get_or_insert(Ending::Failed(e.to_string()));
         }
         if let Some(s) = stop {
-            ending = s;
-            break;
+            return s;
         }
     }
-    if let (Ending::Complete, Some(curve)) = (&ending, &plan.curve) {
-        ending = super::db_curve::CurveRun {
-            plan,
-            curve,
-            recorders: &mut recorders,
-            controls: &controls,
-            events: &mut events,
-            kinds,
-            report,
-            dir,
-            console,
-            cancel,
-        }
-        .run()
-        .await;
-    }
-    stop_clients(&clients_cancel, handles).await;
-    ending
+    Ending::Complete
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Sample one phase at every report tick until its planned end, a failure or cancellation.
+/// `clock` is the run's start and this phase's start.
+async fn sample_phase(
+    plan: &Plan,
+    phase: &PlanPhase,
+    fleet: &mut Fleet,
+    kinds: &'static [&'static str],
+    (t0, phase_start): (Instant, Instant),
+    ctx: &mut RunCtx<'_>,
+) -> Sampled {
+    let planned_end = t0 + Duration::from_millis(phase.start_offset_ms + phase.duration_ms);
+    let interval = Duration::from_millis(plan.report_interval_ms);
+    let mut s = Sampled {
+        totals: (0..plan.instances.len())
+            .map(|_| Recorded::new(kinds.len()))
+            .collect(),
+        series: Vec::new(),
+        last_tick: phase_start,
+        stop: None,
+    };
+    let mut tick_planned = phase_start;
+    loop {
+        tick_planned = (tick_planned + interval).min(planned_end);
+        let wake = fleet.wait(tick_planned, ctx.cancel).await;
+        let now = Instant::now();
+        let secs = (now - s.last_tick).as_secs_f64();
+        let at_s = (now - t0).as_secs_f64();
+        record_interval(
+            plan,
+            phase,
+            fleet.collect(),
+            kinds,
+            (at_s, secs),
+            &mut s,
+            ctx,
+        );
+        s.last_tick = now;
+        match wake {
+            Wake::Cancelled => s.stop = Some(Ending::Interrupted),
+            Wake::Failed(e) => s.stop = Some(Ending::Failed(e.to_string())),
+            Wake::Tick => {}
+        }
+        if s.stop.is_some() || tick_planned >= planned_end {
+            return s;
+        }
+    }
+}
+
+/// One report interval: a series row per instance (appended to series.csv), the instances'
+/// totals, and the live line. `at` is seconds since the start and the interval's length.
+fn record_interval(
+    plan: &Plan,
+    phase: &PlanPhase,
+    recorded: Vec<Recorded>,
+    kinds: &'static [&'static str],
+    (at_s, secs): (f64, f64),
+    s: &mut Sampled,
+    ctx: &mut RunCtx<'_>,
+) {
+    let clients = plan.workload.clients;
+    let mut interval_total = Recorded::new(kinds.len());
+    for (i, r) in recorded.iter().enumerate() {
+        let summary = Summary::from_recorded(r, kinds, secs);
+        let row = SeriesRow::from_summary(
+            &phase.name,
+            &plan.instances[i].name,
+            at_s,
+            clients,
+            &summary,
+        );
+        if let Err(e) = ctx.dir.append_series(&row) {
+            s.stop.get_or_insert(Ending::Failed(e.to_string()));
+        }
+        s.series.push(row);
+        s.totals[i].merge(r);
+        interval_total.merge(r);
+    }
+    let summary = Summary::from_recorded(&interval_total, kinds, secs);
+    ctx.console.line(&interval_line(
+        at_s,
+        &phase.name,
+        recorded.len(),
+        clients,
+        &summary,
+    ));
+}
+
+/// When a phase ran: its measured seconds and its start after the first phase's.
+struct PhaseTiming {
+    seconds: f64,
+    start_offset_s: f64,
+}
+
 fn close_phase(
     plan: &Plan,
-    phase: &crate::scenario::plan::PlanPhase,
+    phase: &PlanPhase,
     kinds: &[&str],
     totals: &[Recorded],
     series: Vec<SeriesRow>,
-    seconds: f64,
-    completed: bool,
-    start_offset_s: f64,
+    timing: PhaseTiming,
 ) -> PhaseReport {
+    let seconds = timing.seconds;
     let mut all = Recorded::new(kinds.len());
     let mut per_instance = Vec::new();
     for (i, r) in totals.iter().enumerate() {
@@ -321,9 +203,9 @@ fn close_phase(
     PhaseReport {
         name: phase.name.clone(),
         recorded: phase.record,
-        completed,
+        completed: true,
         planned_duration_s: phase.duration_ms as f64 / 1000.0,
-        start_offset_s,
+        start_offset_s: timing.start_offset_s,
         clients: plan.workload.clients,
         summary: Summary::from_recorded(&all, kinds, seconds),
         mean_of_instances: MeanOfInstances::of(&refs),
@@ -331,18 +213,5 @@ fn close_phase(
         per_instance,
         series,
         tpcc: None,
-    }
-}
-
-/// Cancel the clients and wait (bounded) until they have closed their sessions.
-async fn stop_clients(cancel: &CancellationToken, handles: Vec<oneshot::Receiver<()>>) {
-    cancel.cancel();
-    let all = async {
-        for h in handles {
-            let _ = h.await;
-        }
-    };
-    if tokio::time::timeout(STOP_GRACE, all).await.is_err() {
-        tracing::warn!("some clients did not stop within {STOP_GRACE:?}");
     }
 }

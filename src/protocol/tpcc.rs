@@ -4,10 +4,13 @@
 
 use std::sync::Arc;
 
+use super::phases::PhaseHooks;
+use super::{Ending, RunCtx};
 use crate::engine::{Connector, EngineError, Rows, Session, StmtId};
-use crate::report::tpcc::InstanceCheck;
+use crate::report::result::PhaseReport;
+use crate::report::tpcc::{InstanceCheck, phase_figures};
 use crate::scenario::Plan;
-use crate::scenario::plan::PlanInstance;
+use crate::scenario::plan::{PlanInstance, PlanPhase, TpccOptions};
 use crate::workload::tpcc::{check, schema};
 
 /// One session per instance that reads Σ D_NEXT_O_ID.
@@ -54,10 +57,68 @@ impl<C: Connector> NewOrderProbe<C> {
     }
 }
 
+/// TPC-C's phase hooks: Σ D_NEXT_O_ID read before the clock starts and at every phase's end
+/// (the schema's count of New-Orders), and each recorded phase's TPC-C figures from it.
+pub struct TpccHooks<'a, C: Connector> {
+    pub probe: NewOrderProbe<C>,
+    pub plan: &'a Plan,
+    pub options: &'a TpccOptions,
+    /// The count at the last boundary (None: unknown).
+    pub count: Option<u64>,
+}
+
+impl<C: Connector> PhaseHooks for TpccHooks<'_, C> {
+    async fn before_start(&mut self) {
+        self.count = self.probe.sample().await;
+    }
+
+    async fn phase_closed(&mut self, phase: &PlanPhase, closed: &mut PhaseReport) {
+        let now = self.probe.sample().await;
+        let new_orders = now
+            .zip(self.count)
+            .map(|(end, start)| end.saturating_sub(start));
+        self.count = now;
+        if phase.record {
+            closed.tpcc = Some(phase_figures(
+                &closed.summary,
+                self.options,
+                self.plan.workload.clients,
+                self.plan.workload.rate,
+                self.plan.instances.len(),
+                new_orders,
+            ));
+        }
+    }
+}
+
 async fn open<C: Connector>(c: &C, sql: &str) -> Result<(C::Session, StmtId), EngineError> {
     let mut s = c.connect().await?;
     let id = s.prepare(sql).await?;
     Ok((s, id))
+}
+
+/// After the phases: the consistency checks on every instance, failures printed, kept in
+/// the report.
+pub async fn checks_after_phases<C: Connector>(
+    plan: &Plan,
+    connectors: &[Arc<C>],
+    warehouses: u32,
+    ctx: &mut RunCtx<'_>,
+) -> Ending {
+    ctx.console.line("consistency checks (TPC-C 3.3.2)");
+    match run_checks(plan, connectors, warehouses).await {
+        Ok(checks) => {
+            for c in checks.iter().filter(|c| !c.passed) {
+                ctx.console.always(&format!(
+                    "check failed on {}: {}: {}",
+                    c.instance, c.name, c.detail
+                ));
+            }
+            ctx.report.checks = checks;
+            Ending::Complete
+        }
+        Err(e) => Ending::Failed(e),
+    }
 }
 
 /// Run the consistency checks on every instance, one after another.

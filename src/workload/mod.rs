@@ -41,6 +41,11 @@ pub trait Workload: Send + Sync + 'static {
     fn keying_time(&self, _inputs: &Self::Inputs) -> Duration {
         Duration::ZERO
     }
+    /// Terminals that pace themselves (keying and think times, as TPC-C's spec pacing): the
+    /// spread over which they start. None: the plan's rate (or a closed loop) paces clients.
+    fn keyed_start_spread(&self) -> Option<Duration> {
+        None
+    }
     /// Keyed pacing: the time a user thinks after this transaction's answer.
     fn think_time(&self, _inputs: &Self::Inputs, _rng: &mut Rng) -> Duration {
         Duration::ZERO

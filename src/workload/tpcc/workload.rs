@@ -17,7 +17,7 @@ use crate::engine::EngineKind;
 use crate::engine::{EngineError, Session, Statements};
 use crate::metrics::StatementCounts;
 use crate::rng::Rng;
-use crate::scenario::plan::TpccOptions;
+use crate::scenario::plan::{TpccOptions, TpccPacing};
 use crate::workload::Workload;
 
 /// Random stream of the run-wide constants (separate from every client's stream).
@@ -141,6 +141,10 @@ impl Workload for Tpcc {
 
     fn keying_time(&self, inputs: &Inputs) -> Duration {
         pacing::keying_time(inputs.kind())
+    }
+
+    fn keyed_start_spread(&self) -> Option<Duration> {
+        (self.opts.pacing == TpccPacing::Spec).then_some(pacing::START_SPREAD)
     }
 
     fn think_time(&self, inputs: &Inputs, rng: &mut Rng) -> Duration {
