@@ -24,15 +24,25 @@ pub fn encode(h: &Histogram<u64>) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-pub fn decode(text: &str) -> Result<Histogram<u64>, String> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .map_err(|e| format!("histogram: invalid base64: {e}"))?;
+/// Why a histogram's text form could not be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    #[error("histogram: invalid base64: {0}")]
+    Base64(#[from] base64::DecodeError),
+    #[error("histogram: {0:?}")]
+    Deserialize(hdrhistogram::serialization::DeserializeError),
+    #[error("histogram: values outside the recorded range: {0:?}")]
+    Range(hdrhistogram::errors::AdditionError),
+}
+
+/// A histogram from its text form (`encode`), with the bounds every histogram here has.
+pub fn decode(text: &str) -> Result<Histogram<u64>, DecodeError> {
+    let bytes = base64::engine::general_purpose::STANDARD.decode(text)?;
     let h: Histogram<u64> = Deserializer::new()
         .deserialize(&mut bytes.as_slice())
-        .map_err(|e| format!("histogram: {e:?}"))?;
+        .map_err(DecodeError::Deserialize)?;
     let mut out = new_histogram();
-    out.add(&h).map_err(|e| format!("histogram: {e:?}"))?;
+    out.add(&h).map_err(DecodeError::Range)?;
     Ok(out)
 }
 
