@@ -3,12 +3,6 @@
 //! charts, self-contained), and the live console.
 
 pub mod compare;
-pub mod compare_curves;
-mod compare_html;
-mod compare_md;
-mod compare_settings;
-pub mod compare_sweeps;
-pub mod compare_tpcc;
 pub mod curves;
 #[cfg(test)]
 mod curves_tests;
