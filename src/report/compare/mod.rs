@@ -19,6 +19,7 @@ mod settings;
 pub mod sweeps;
 mod tpcc;
 
+use std::fmt;
 use std::path::Path;
 
 use entry::RunEntry;
@@ -26,13 +27,48 @@ use model::Comparison;
 
 use crate::config::units::format_bytes;
 use crate::report::result::RunReport;
-use crate::report::{RESULT_FILE, read_result};
+use crate::report::{RESULT_FILE, ReadError, read_result};
+
+/// Why runs cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error("compare needs at least two runs")]
+    TooFewRuns,
+    /// Refused without --force.
+    #[error("{0} (--force compares them anyway)")]
+    DifferentWorkloads(WorkloadMismatch),
+    /// The run read from `run` has neither a measured phase nor a sweep.
+    #[error("{run}: no recorded phase measured any transaction, and no sweep ran")]
+    NothingMeasured { run: String },
+}
+
+/// Runs that measure different workloads: each database run's source and workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadMismatch {
+    /// (source, "tpcc with 1 warehouses"), in the order given.
+    pub workloads: Vec<(String, String)>,
+}
+
+impl fmt::Display for WorkloadMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list: Vec<String> = self
+            .workloads
+            .iter()
+            .map(|(source, workload)| format!("{source}: {workload}"))
+            .collect();
+        write!(
+            f,
+            "the runs measure different workloads: {}",
+            list.join("; ")
+        )
+    }
+}
 
 /// A run to compare: its label (None: named after its drive), where it was read, its report.
 pub type Run = (Option<String>, String, RunReport);
 
 /// Read a run directory's result.json, or a result.json itself.
-pub fn load(path: &Path) -> Result<RunReport, String> {
+pub fn load(path: &Path) -> Result<RunReport, ReadError> {
     let file = if path.is_dir() {
         path.join(RESULT_FILE)
     } else {
@@ -71,25 +107,18 @@ fn workload_key(r: &RunReport) -> String {
     }
 }
 
-/// Why the database runs should not be compared: their workloads, when not all the same.
-fn workload_mismatch(db_runs: &[Run]) -> Option<String> {
-    let keys: Vec<String> = db_runs.iter().map(|(_, _, r)| workload_key(r)).collect();
-    if keys.iter().all(|k| *k == keys[0]) {
-        return None;
-    }
-    let list: Vec<String> = db_runs
+/// The database runs' workloads, when they are not all the same.
+fn workload_mismatch(db_runs: &[Run]) -> Option<WorkloadMismatch> {
+    let workloads: Vec<(String, String)> = db_runs
         .iter()
-        .zip(&keys)
-        .map(|((_, source, _), k)| format!("{source}: {k}"))
+        .map(|(_, source, r)| (source.clone(), workload_key(r)))
         .collect();
-    Some(format!(
-        "the runs measure different workloads: {}",
-        list.join("; ")
-    ))
+    let differ = workloads.iter().any(|(_, k)| *k != workloads[0].1);
+    differ.then_some(WorkloadMismatch { workloads })
 }
 
 /// The runs' entries, labelled as given or after their drive ("(2)" on a repeated label).
-fn entries(runs: &[Run]) -> Result<Vec<RunEntry>, String> {
+fn entries(runs: &[Run]) -> Result<Vec<RunEntry>, CompareError> {
     let mut entries: Vec<RunEntry> = Vec::new();
     for (label, source, r) in runs {
         let mut label = label.clone().unwrap_or_else(|| default_label(r, source));
@@ -102,9 +131,9 @@ fn entries(runs: &[Run]) -> Result<Vec<RunEntry>, String> {
         }
         let entry = RunEntry::new(label, source, r);
         if !entry.ranked && r.sweeps.is_empty() {
-            return Err(format!(
-                "{source}: no recorded phase measured any transaction, and no sweep ran"
-            ));
+            return Err(CompareError::NothingMeasured {
+                run: source.clone(),
+            });
         }
         entries.push(entry);
     }
@@ -112,9 +141,9 @@ fn entries(runs: &[Run]) -> Result<Vec<RunEntry>, String> {
 }
 
 /// Build the comparison of `runs`. Runs of different workloads are an error unless `force`.
-pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, String> {
+pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> {
     if runs.len() < 2 {
-        return Err("compare needs at least two runs".into());
+        return Err(CompareError::TooFewRuns);
     }
     // Sweep-only runs have no database workload to match.
     let db_runs: Vec<Run> = runs
@@ -123,11 +152,11 @@ pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, String> {
         .cloned()
         .collect();
     let mut incomparable = Vec::new();
-    if let Some(why) = workload_mismatch(&db_runs) {
+    if let Some(mismatch) = workload_mismatch(&db_runs) {
         if !force {
-            return Err(format!("{why} (--force compares them anyway)"));
+            return Err(CompareError::DifferentWorkloads(mismatch));
         }
-        incomparable.push(why);
+        incomparable.push(mismatch.to_string());
     }
     let differences = settings::differences(&db_runs);
     let entries = entries(&runs)?;
@@ -154,4 +183,41 @@ pub fn html(c: &Comparison) -> String {
 /// compare.md, also printed.
 pub fn markdown(c: &Comparison) -> String {
     markdown::page(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::ReadCause;
+
+    #[test]
+    fn errors_name_what_failed_and_where() {
+        let too_few = compare(Vec::new(), false).unwrap_err();
+        assert!(matches!(too_few, CompareError::TooFewRuns));
+        assert_eq!(too_few.to_string(), "compare needs at least two runs");
+        let mismatch = WorkloadMismatch {
+            workloads: vec![
+                ("a".into(), "tpcc with 1 warehouses".into()),
+                ("b".into(), "sysbench oltp_read_write".into()),
+            ],
+        };
+        assert_eq!(
+            CompareError::DifferentWorkloads(mismatch).to_string(),
+            "the runs measure different workloads: a: tpcc with 1 warehouses; \
+             b: sysbench oltp_read_write (--force compares them anyway)"
+        );
+        // The cause of reading `path`, whose message must start with the path and `text`.
+        let read_err = |path: &str, text: &str| {
+            let e = load(Path::new(path)).unwrap_err();
+            assert!(e.to_string().starts_with(&format!("{path}: {text}")), "{e}");
+            e.cause
+        };
+        let missing = read_err("tests/data/compare/missing.json", "No such file");
+        assert!(matches!(missing, ReadCause::Io(_)));
+        let not_json = read_err(
+            "tests/data/compare/expected.md",
+            "not a drivebench result: ",
+        );
+        assert!(matches!(not_json, ReadCause::NotAResult(_)));
+    }
 }
