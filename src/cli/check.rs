@@ -22,7 +22,7 @@ pub struct Args {
 
 pub async fn check(args: Args) -> Result<i32, CliError> {
     let path = args.run_dir.join(RESULT_FILE);
-    let mut r = report::read_result(&path).map_err(CliError::Invalid)?;
+    let mut r = report::read_result(&path).map_err(|e| CliError::Invalid(e.to_string()))?;
     if r.status == RunStatus::Running {
         return Err(CliError::Invalid(format!(
             "{}: the run is still running (or was killed before it finished); check it once it has ended",
@@ -61,7 +61,7 @@ pub async fn check(args: Args) -> Result<i32, CliError> {
     }
     let write_err = |e: String| CliError::Failed(format!("writing results: {e}"));
     report::write_json(&path, &r).map_err(|e| write_err(e.to_string()))?;
-    report::regenerate(&args.run_dir).map_err(write_err)?;
+    report::regenerate(&args.run_dir).map_err(|e| write_err(e.to_string()))?;
     eprintln!("written: {}", path.display());
     Ok(if failed == 0 { EXIT_OK } else { EXIT_FAILED })
 }

@@ -45,10 +45,11 @@ pub fn compare(args: Args) -> Result<i32, CliError> {
     }
     let mut runs = Vec::new();
     for (path, label) in args.runs.iter().zip(labels) {
-        let r = compare::load(path).map_err(CliError::Invalid)?;
+        let r = compare::load(path).map_err(|e| CliError::Invalid(e.to_string()))?;
         runs.push((label, path.display().to_string(), r));
     }
-    let c = compare::compare(runs, args.force).map_err(CliError::Invalid)?;
+    // Too few runs, different workloads, a run with nothing measured: all invalid input.
+    let c = compare::compare(runs, args.force).map_err(|e| CliError::Invalid(e.to_string()))?;
     for why in &c.incomparable {
         eprintln!("warning: {why}");
     }

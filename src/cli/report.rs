@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use super::{CliError, EXIT_OK};
+use crate::report::RegenerateError;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -11,7 +12,10 @@ pub struct Args {
 }
 
 pub fn report(args: Args) -> Result<i32, CliError> {
-    let r = crate::report::regenerate(&args.run_dir).map_err(CliError::Invalid)?;
+    let r = crate::report::regenerate(&args.run_dir).map_err(|e| match e {
+        RegenerateError::Read(e) => CliError::Invalid(e.to_string()),
+        RegenerateError::Write(e) => CliError::Failed(e.to_string()),
+    })?;
     print!("{}", crate::report::markdown::summary(&r));
     Ok(EXIT_OK)
 }

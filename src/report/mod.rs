@@ -3,12 +3,6 @@
 //! charts, self-contained), and the live console.
 
 pub mod compare;
-pub mod compare_curves;
-mod compare_html;
-mod compare_md;
-mod compare_settings;
-pub mod compare_sweeps;
-pub mod compare_tpcc;
 pub mod curves;
 #[cfg(test)]
 mod curves_tests;
@@ -46,6 +40,37 @@ pub struct OutputError {
     pub path: String,
     #[source]
     pub source: std::io::Error,
+}
+
+/// A result.json that could not be read: which file, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {cause}")]
+pub struct ReadError {
+    pub path: String,
+    #[source]
+    pub cause: ReadCause,
+}
+
+/// Why a result.json could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadCause {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("not a drivebench result: {0}")]
+    NotAResult(#[from] serde_json::Error),
+    /// The file's schema_version, which this build does not read.
+    #[error("schema_version {0} is not supported (this drivebench reads {SCHEMA_VERSION})")]
+    Schema(u32),
+}
+
+/// Why `regenerate` failed: the run's result.json could not be read (the run directory given
+/// is not one), or a file derived from it could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum RegenerateError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error(transparent)]
+    Write(#[from] OutputError),
 }
 
 fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
@@ -150,23 +175,22 @@ impl RunDir {
 }
 
 /// Read and check a result.json.
-pub fn read_result(path: &Path) -> Result<RunReport, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let report: RunReport = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not a drivebench result: {e}", path.display()))?;
+pub fn read_result(path: &Path) -> Result<RunReport, ReadError> {
+    let fail = |cause: ReadCause| ReadError {
+        path: path.display().to_string(),
+        cause,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| fail(e.into()))?;
+    let report: RunReport = serde_json::from_str(&text).map_err(|e| fail(e.into()))?;
     if report.schema_version != SCHEMA_VERSION {
-        return Err(format!(
-            "{}: schema_version {} is not supported (this drivebench reads {SCHEMA_VERSION})",
-            path.display(),
-            report.schema_version
-        ));
+        return Err(fail(ReadCause::Schema(report.schema_version)));
     }
     Ok(report)
 }
 
 /// Regenerate summary.md, report.html, series.csv (and sweeps.csv when sweeps ran) of a run
 /// directory from its result.json.
-pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
+pub fn regenerate(dir: &Path) -> Result<RunReport, RegenerateError> {
     let report = read_result(&dir.join(RESULT_FILE))?;
     let mut csv = String::from(SeriesRow::CSV_HEADER);
     csv.push('\n');
@@ -176,24 +200,21 @@ pub fn regenerate(dir: &Path) -> Result<RunReport, String> {
             csv.push('\n');
         }
     }
-    write_atomic(&dir.join(SERIES_FILE), csv.as_bytes()).map_err(|e| e.to_string())?;
+    write_atomic(&dir.join(SERIES_FILE), csv.as_bytes())?;
     if !report.sweeps.is_empty() {
         let csv = sweeps::csv(&report.sweeps);
-        write_atomic(&dir.join(SWEEPS_FILE), csv.as_bytes()).map_err(|e| e.to_string())?;
+        write_atomic(&dir.join(SWEEPS_FILE), csv.as_bytes())?;
     }
     if !report.curves.is_empty() {
         write_atomic(
             &dir.join(CURVES_FILE),
             curves::csv(&report.curves).as_bytes(),
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
     }
     write_atomic(
         &dir.join(SUMMARY_FILE),
         markdown::summary(&report).as_bytes(),
-    )
-    .map_err(|e| e.to_string())?;
-    write_atomic(&dir.join(HTML_FILE), html::page(&report).as_bytes())
-        .map_err(|e| e.to_string())?;
+    )?;
+    write_atomic(&dir.join(HTML_FILE), html::page(&report).as_bytes())?;
     Ok(report)
 }

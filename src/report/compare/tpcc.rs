@@ -1,55 +1,12 @@
-//! compare's TPC-C part: each run's TPC-C-like figures of its compared phase (tpmC, NOPM and
-//! efficiency when the run has them, whether the mix and response-time limits were met) and
-//! every transaction kind's p90 and p99 response time, as one table of runs and one table of
-//! kinds with a column per run, in compare.md and compare.html alike.
+//! compare's TPC-C section, present when a group has TPC-C runs: from each run's TPC-C-like
+//! figures of its compared phase, one table of runs (tpmC, NOPM and efficiency when the run has
+//! them, whether the mix and response-time limits were met) and one table of transaction kinds
+//! with each run's p90 and p99 response time, in compare.md and compare.html alike.
 
 use std::fmt::Write;
 
-use serde::Serialize;
-
-use super::compare::RunEntry;
-use super::result::PhaseReport;
-use super::svg::escape;
-
-/// The TPC-C-like figures of a run's compared phase.
-#[derive(Debug, Clone, Serialize)]
-pub struct TpccFigures {
-    pub tpmc: f64,
-    pub nopm: Option<f64>,
-    pub efficiency_pct: Option<f64>,
-    /// Mix minimums and response-time limits all met.
-    pub passed: bool,
-    pub per_kind: Vec<KindTail>,
-}
-
-/// One transaction kind's tail latency.
-#[derive(Debug, Clone, Serialize)]
-pub struct KindTail {
-    pub kind: String,
-    pub p90_ms: f64,
-    pub p99_ms: f64,
-}
-
-/// The figures of `ph`, when it is a TPC-C phase.
-pub fn figures(ph: &PhaseReport) -> Option<TpccFigures> {
-    let tp = ph.tpcc.as_ref()?;
-    Some(TpccFigures {
-        tpmc: tp.tpmc,
-        nopm: tp.nopm,
-        efficiency_pct: tp.efficiency_pct,
-        passed: tp.passed,
-        per_kind: ph
-            .summary
-            .per_kind
-            .iter()
-            .map(|k| KindTail {
-                kind: k.kind.clone(),
-                p90_ms: k.latency_ms.p90,
-                p99_ms: k.latency_ms.p99,
-            })
-            .collect(),
-    })
-}
+use super::entry::{RunEntry, TpccFigures};
+use crate::report::svg::escape;
 
 /// The two tables as rows of cells: (header, rows) each.
 struct Tables {

@@ -6,9 +6,9 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::result::RunReport;
-use super::svg::{Chart, Scale, Series, escape, render};
-use super::sweeps::point_name;
+use crate::report::result::RunReport;
+use crate::report::svg::{Chart, Scale, Series, escape, render};
+use crate::report::sweeps::point_name;
 
 /// One run's figures at one point.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -2,7 +2,7 @@
 //! instances, engine and its config, phases, time scale, sysbench and TPC-C options): one line
 //! per setting, each run's value by its source.
 
-use super::result::RunReport;
+use crate::report::result::RunReport;
 
 /// How one setting of a run reads.
 type Fact = fn(&RunReport) -> String;

@@ -5,14 +5,19 @@
 
 use std::fmt::Write;
 
-use super::compare::{ALPHA, Comparison, Ranked};
-use super::svg::{Chart, Scale, Series, escape, render};
+use super::curves;
+use super::model::Comparison;
+use super::ranking::{ALPHA, html_table};
+use super::sweeps;
+use super::tpcc;
+use crate::report::svg::{Chart, Scale, Series, escape, render};
 
+/// compare.html, one self-contained page.
 pub fn page(c: &Comparison) -> String {
     let mut s = String::from(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drivebench compare</title><style>",
     );
-    s.push_str(super::html::STYLE);
+    s.push_str(crate::report::html::STYLE);
     s.push_str("</style></head><body><h1>drivebench compare</h1><table><tr><th>run</th><th>source</th><th>scenario</th><th>started</th><th>phase</th><th>complete</th></tr>");
     for e in &c.runs {
         let _ = write!(
@@ -44,12 +49,22 @@ pub fn page(c: &Comparison) -> String {
     for g in &c.groups {
         let _ = write!(s, "<h2>{} instance(s) per run</h2>", g.instances);
         for (title, rows, decimals) in g.tables() {
-            table(&mut s, title, rows, decimals);
+            html_table(&mut s, title, rows, decimals);
         }
-        super::compare_tpcc::html(&mut s, &g.members(&c.runs));
+        tpcc::html(&mut s, &g.members(&c.runs));
     }
-    super::compare_curves::html(&mut s, c);
-    super::compare_sweeps::html(&mut s, &c.sweeps);
+    if let Some(cc) = &c.curves {
+        curves::html(&mut s, cc, &c.runs);
+    }
+    sweeps::html(&mut s, &c.sweeps);
+    interval_chart(&mut s, c);
+    s.push_str("</body></html>");
+    s
+}
+
+/// Every ranked run's TPS per report interval on one chart, and what "vs above" means
+/// (nothing when no run is ranked).
+fn interval_chart(s: &mut String, c: &Comparison) {
     let series: Vec<Series> = c
         .runs
         .iter()
@@ -66,8 +81,7 @@ pub fn page(c: &Comparison) -> String {
         })
         .collect();
     if series.is_empty() {
-        s.push_str("</body></html>");
-        return s;
+        return;
     }
     s.push_str(&render(&Chart {
         title: "TPS per report interval of the compared phase".into(),
@@ -81,33 +95,6 @@ pub fn page(c: &Comparison) -> String {
     }));
     let _ = write!(
         s,
-        "<p>\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p &lt; {ALPHA}.</p></body></html>"
+        "<p>\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p &lt; {ALPHA}.</p>"
     );
-    s
-}
-
-pub(super) fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
-    let sig = rows.iter().any(|r| r.vs_previous.is_some());
-    let _ = write!(
-        s,
-        "<h3>{}</h3><table><tr><th>rank</th><th class=\"l\">run</th><th>value</th><th>vs leader</th>{}</tr>",
-        escape(title),
-        if sig { "<th>vs above</th>" } else { "" }
-    );
-    for r in rows {
-        let _ = write!(
-            s,
-            "<tr><td>{}</td><td class=\"l\">{}</td><td>{:.*}</td><td>{}</td>",
-            r.rank,
-            escape(&r.label),
-            decimals,
-            r.value,
-            r.vs_leader_text()
-        );
-        if sig {
-            let _ = write!(s, "<td>{}</td>", escape(&r.vs_above_text()));
-        }
-        s.push_str("</tr>");
-    }
-    s.push_str("</table>");
 }

@@ -4,7 +4,11 @@
 
 use std::fmt::Write;
 
-use super::compare::{ALPHA, Comparison, Ranked};
+use super::curves;
+use super::model::Comparison;
+use super::ranking::{ALPHA, markdown_table};
+use super::sweeps;
+use super::tpcc;
 
 /// compare.md, also printed.
 pub fn page(c: &Comparison) -> String {
@@ -35,42 +39,17 @@ pub fn page(c: &Comparison) -> String {
     for g in &c.groups {
         let _ = writeln!(s, "\n## {} instance(s) per run", g.instances);
         for (title, rows, decimals) in g.tables() {
-            table(&mut s, title, rows, decimals);
+            markdown_table(&mut s, title, rows, decimals);
         }
-        super::compare_tpcc::markdown(&mut s, &g.members(&c.runs));
+        tpcc::markdown(&mut s, &g.members(&c.runs));
     }
-    super::compare_curves::markdown(&mut s, c);
-    super::compare_sweeps::markdown(&mut s, &c.sweeps);
+    if let Some(cc) = &c.curves {
+        curves::markdown(&mut s, cc, &c.runs);
+    }
+    sweeps::markdown(&mut s, &c.sweeps);
     let _ = writeln!(
         s,
         "\n\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p < {ALPHA}."
     );
     s
-}
-
-pub(super) fn table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
-    let sig = rows.iter().any(|r| r.vs_previous.is_some());
-    let _ = writeln!(s, "\n### {title}\n");
-    let _ = writeln!(
-        s,
-        "| rank | run | value | vs leader |{}\n|---:|---|---:|---:|{}",
-        if sig { " vs above |" } else { "" },
-        if sig { "---|" } else { "" }
-    );
-    for r in rows {
-        let _ = write!(
-            s,
-            "| {} | {} | {:.*} | {} |",
-            r.rank,
-            r.label,
-            decimals,
-            r.value,
-            r.vs_leader_text()
-        );
-        if sig {
-            let cell = r.vs_above_text();
-            let _ = write!(s, "{}{cell} |", if cell.is_empty() { "" } else { " " });
-        }
-        s.push('\n');
-    }
 }

@@ -8,30 +8,10 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::compare::{Comparison, Ranked};
-use super::compare::{RunEntry, rank};
-use super::curves::PointKind;
-use super::result::RunReport;
-use super::svg::{Chart, Marks, Scale, Series, escape, render};
+use super::entry::{CurveFigures, RunEntry};
+use super::ranking::{Ranked, html_table, markdown_table, rank};
 use crate::curve::SloResult;
-
-/// One measured point of a run's curve (total over its instances).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct CurveCell {
-    pub tps: f64,
-    /// From the intended start.
-    pub p99_ms: f64,
-    pub sustainable: bool,
-}
-
-/// A run's curve as compared: its first `curves[]` entry.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CurveFigures {
-    pub peak_tps: f64,
-    pub slo: Option<SloResult>,
-    /// Curve points and SLO steps (not the max run), in order of achieved TPS.
-    pub points: Vec<CurveCell>,
-}
+use crate::report::svg::{Chart, Marks, Scale, Series, escape, render};
 
 /// The runs' SLO figures against each other.
 #[derive(Debug, Clone, Serialize)]
@@ -43,27 +23,6 @@ pub struct CurveComparison {
     pub ranking: Vec<Ranked>,
     /// Why the figures are not ranked, when they are not.
     pub not_ranked: Option<String>,
-}
-
-/// The curve figures of `r`, when it ran a curve.
-pub fn figures(r: &RunReport) -> Option<CurveFigures> {
-    let c = r.curves.first()?;
-    let mut points: Vec<CurveCell> = c
-        .points
-        .iter()
-        .filter(|p| p.kind != PointKind::Max)
-        .map(|p| CurveCell {
-            tps: p.total.achieved_tps,
-            p99_ms: p.total.latency_ms.p99,
-            sustainable: p.total.sustainable,
-        })
-        .collect();
-    points.sort_by(|a, b| a.tps.total_cmp(&b.tps));
-    Some(CurveFigures {
-        peak_tps: c.peak_tps,
-        slo: c.slo,
-        points,
-    })
 }
 
 /// A run's curve SLO figure, when it ran a curve with an objective.
@@ -130,10 +89,9 @@ pub fn build(runs: &[RunEntry]) -> Option<CurveComparison> {
 
 /// The side-by-side rows: run, instances, peak TPS, SLO, max TPS within it, lowest target
 /// that missed ("-" where a run has no curve or no SLO).
-fn rows(c: &Comparison) -> Vec<[String; 6]> {
+fn rows(runs: &[RunEntry]) -> Vec<[String; 6]> {
     let opt = |v: Option<f64>, none: &str| v.map_or(none.to_string(), |v| format!("{v:.1}"));
-    c.runs
-        .iter()
+    runs.iter()
         .map(|e| {
             let f = e.curve.as_ref();
             let slo = f.and_then(|f| f.slo);
@@ -171,34 +129,32 @@ fn ranking_title(p99_ms: Option<f64>, le: &str) -> String {
     )
 }
 
-/// compare.md's load-curve section.
-pub fn markdown(s: &mut String, c: &Comparison) {
-    let Some(cc) = &c.curves else { return };
+/// compare.md's load-curve section: `cc` over `runs`, the runs it was built from.
+pub fn markdown(s: &mut String, cc: &CurveComparison, runs: &[RunEntry]) {
     let _ = writeln!(
         s,
         "\n## Load curves\n\n| {} |\n|---|---:|---:|---|---:|---:|",
         heads(cc.slo_p99_ms).join(" | ")
     );
-    for row in rows(c) {
+    for row in rows(runs) {
         let _ = writeln!(s, "| {} |", row.join(" | "));
     }
     match &cc.not_ranked {
         Some(why) => {
             let _ = writeln!(s, "\nSLO figures not ranked: {why}.");
         }
-        None => super::compare_md::table(s, &ranking_title(cc.slo_p99_ms, "<="), &cc.ranking, 1),
+        None => markdown_table(s, &ranking_title(cc.slo_p99_ms, "<="), &cc.ranking, 1),
     }
 }
 
 /// compare.html's load-curve section: the table, the ranking or why not, the overlay.
-pub fn html(s: &mut String, c: &Comparison) {
-    let Some(cc) = &c.curves else { return };
+pub fn html(s: &mut String, cc: &CurveComparison, runs: &[RunEntry]) {
     s.push_str("<h2>Load curves</h2><table><tr>");
     for h in heads(cc.slo_p99_ms) {
         let _ = write!(s, "<th>{}</th>", escape(&h.replace("<=", "≤")));
     }
     s.push_str("</tr>");
-    for row in rows(c) {
+    for row in rows(runs) {
         let cells: Vec<String> = row
             .iter()
             .map(|x| format!("<td>{}</td>", escape(&x.replace("<=", "≤"))))
@@ -214,10 +170,9 @@ pub fn html(s: &mut String, c: &Comparison) {
                 escape(&why.replace("<=", "≤"))
             );
         }
-        None => super::compare_html::table(s, &ranking_title(cc.slo_p99_ms, "≤"), &cc.ranking, 1),
+        None => html_table(s, &ranking_title(cc.slo_p99_ms, "≤"), &cc.ranking, 1),
     }
-    let curves: Vec<(&str, &CurveFigures)> = c
-        .runs
+    let curves: Vec<(&str, &CurveFigures)> = runs
         .iter()
         .filter_map(|e| e.curve.as_ref().map(|f| (e.label.as_str(), f)))
         .collect();

@@ -1,0 +1,149 @@
+//! One run as compare sees it: where it came from, the phase it is compared on with that
+//! phase's TPS and latency, its TPS per report interval (the samples of the significance test),
+//! and when it has them its TPC-C-like figures and its load curve's peak, SLO figure and
+//! points. The ranking and every section read runs through `RunEntry`; this file imports
+//! nothing else of compare.
+
+use serde::Serialize;
+
+use crate::curve::SloResult;
+use crate::report::curves::PointKind;
+use crate::report::result::{PhaseReport, RunReport};
+
+/// One run as compared: where it came from and the figures of its recorded phase.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunEntry {
+    pub label: String,
+    pub source: String,
+    pub scenario: String,
+    pub started_at: String,
+    pub complete: bool,
+    pub instances: usize,
+    pub phase: String,
+    pub tps: f64,
+    pub latency_avg_ms: f64,
+    pub latency_p99_ms: f64,
+    /// TPC-C runs: tpmC, NOPM, efficiency and per-kind p90/p99 of the compared phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<TpccFigures>,
+    /// Its load curve's peak, SLO figure and points, when it ran one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub curve: Option<CurveFigures>,
+    /// Whether the run has a recorded database phase and is ranked (a sweep-only run is not).
+    pub ranked: bool,
+    /// Total TPS per report interval of the phase (the samples of the significance test).
+    #[serde(skip)]
+    pub interval_tps: Vec<f64>,
+}
+
+impl RunEntry {
+    /// The entry of report `r`, read from `source` and shown as `label`.
+    pub fn new(label: String, source: &str, r: &RunReport) -> Self {
+        let phase = compared_phase(r);
+        RunEntry {
+            label,
+            source: source.to_string(),
+            scenario: r.plan.name.clone(),
+            started_at: r.started_at.clone(),
+            complete: r.complete,
+            instances: r.instances.len(),
+            phase: phase.map_or_else(|| "- (sweeps only)".into(), |p| p.name.clone()),
+            tps: phase.map_or(0.0, |p| p.summary.tps),
+            latency_avg_ms: phase.map_or(0.0, |p| p.summary.latency_ms.avg),
+            latency_p99_ms: phase.map_or(0.0, |p| p.summary.latency_ms.p99),
+            tpcc: phase.and_then(tpcc_figures),
+            curve: curve_figures(r),
+            ranked: phase.is_some(),
+            interval_tps: phase
+                .map(|p| p.total_tps().into_iter().map(|(_, tps)| tps).collect())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// The phase a run is compared on: its last recorded phase that measured something.
+fn compared_phase(r: &RunReport) -> Option<&PhaseReport> {
+    r.phases
+        .iter()
+        .rev()
+        .find(|p| p.recorded && p.summary.transactions > 0)
+}
+
+/// The TPC-C-like figures of a run's compared phase.
+#[derive(Debug, Clone, Serialize)]
+pub struct TpccFigures {
+    pub tpmc: f64,
+    pub nopm: Option<f64>,
+    pub efficiency_pct: Option<f64>,
+    /// Mix minimums and response-time limits all met.
+    pub passed: bool,
+    pub per_kind: Vec<KindTail>,
+}
+
+/// One transaction kind's tail latency.
+#[derive(Debug, Clone, Serialize)]
+pub struct KindTail {
+    pub kind: String,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+}
+
+/// The figures of `ph`, when it is a TPC-C phase.
+pub fn tpcc_figures(ph: &PhaseReport) -> Option<TpccFigures> {
+    let tp = ph.tpcc.as_ref()?;
+    Some(TpccFigures {
+        tpmc: tp.tpmc,
+        nopm: tp.nopm,
+        efficiency_pct: tp.efficiency_pct,
+        passed: tp.passed,
+        per_kind: ph
+            .summary
+            .per_kind
+            .iter()
+            .map(|k| KindTail {
+                kind: k.kind.clone(),
+                p90_ms: k.latency_ms.p90,
+                p99_ms: k.latency_ms.p99,
+            })
+            .collect(),
+    })
+}
+
+/// One measured point of a run's curve (total over its instances).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CurveCell {
+    pub tps: f64,
+    /// From the intended start.
+    pub p99_ms: f64,
+    pub sustainable: bool,
+}
+
+/// A run's curve as compared: its first `curves[]` entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurveFigures {
+    pub peak_tps: f64,
+    pub slo: Option<SloResult>,
+    /// Curve points and SLO steps (not the max run), in order of achieved TPS.
+    pub points: Vec<CurveCell>,
+}
+
+/// The curve figures of `r`, when it ran a curve.
+pub fn curve_figures(r: &RunReport) -> Option<CurveFigures> {
+    let c = r.curves.first()?;
+    let mut points: Vec<CurveCell> = c
+        .points
+        .iter()
+        .filter(|p| p.kind != PointKind::Max)
+        .map(|p| CurveCell {
+            tps: p.total.achieved_tps,
+            p99_ms: p.total.latency_ms.p99,
+            sustainable: p.total.sustainable,
+        })
+        .collect();
+    points.sort_by(|a, b| a.tps.total_cmp(&b.tps));
+    Some(CurveFigures {
+        peak_tps: c.peak_tps,
+        slo: c.slo,
+        points,
+    })
+}

@@ -1,0 +1,223 @@
+//! `drivebench compare`: rank runs of the same workload the way the reviews do — TPS (higher is
+//! better), average and p99 latency (lower is better), for TPC-C tpmC first and the TPC-C
+//! tables after — grouped by instance count, with each run's distance to the leader and
+//! whether its gap to the run ranked above it is more than noise (Welch's t-test on per-interval
+//! TPS, autocorrelation accounted for). Runs with I/O sweeps also get the sweep tables; a
+//! sweep-only run is listed there but not ranked. Runs with load curves get their peak and SLO
+//! figures side by side. This file reads the runs, refuses what cannot be compared and builds
+//! the `Comparison`; the files beside it, which never import this one, hold the parts:
+//! `entry` (a run as compared) and `ranking` below everything, the sections `tpcc`, `curves`,
+//! `sweeps` and `settings`, `model` over them, and the renderers `markdown` and `html` on top.
+
+pub mod curves;
+pub mod entry;
+mod html;
+mod markdown;
+pub mod model;
+pub mod ranking;
+mod settings;
+pub mod sweeps;
+mod tpcc;
+
+use std::fmt;
+use std::path::Path;
+
+use entry::RunEntry;
+use model::Comparison;
+
+use crate::config::units::format_bytes;
+use crate::report::result::RunReport;
+use crate::report::{RESULT_FILE, ReadError, read_result};
+
+/// Why runs cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error("compare needs at least two runs")]
+    TooFewRuns,
+    /// Refused without --force.
+    #[error("{0} (--force compares them anyway)")]
+    DifferentWorkloads(WorkloadMismatch),
+    /// The run read from `run` has neither a measured phase nor a sweep.
+    #[error("{run}: no recorded phase measured any transaction, and no sweep ran")]
+    NothingMeasured { run: String },
+}
+
+/// Runs that measure different workloads: each database run's source and workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadMismatch {
+    /// (source, "tpcc with 1 warehouses"), in the order given.
+    pub workloads: Vec<(String, String)>,
+}
+
+impl fmt::Display for WorkloadMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list: Vec<String> = self
+            .workloads
+            .iter()
+            .map(|(source, workload)| format!("{source}: {workload}"))
+            .collect();
+        write!(
+            f,
+            "the runs measure different workloads: {}",
+            list.join("; ")
+        )
+    }
+}
+
+/// A run to compare: its label (None: named after its drive), where it was read, its report.
+pub type Run = (Option<String>, String, RunReport);
+
+/// Read a run directory's result.json, or a result.json itself.
+pub fn load(path: &Path) -> Result<RunReport, ReadError> {
+    let file = if path.is_dir() {
+        path.join(RESULT_FILE)
+    } else {
+        path.to_path_buf()
+    };
+    read_result(&file)
+}
+
+fn default_label(r: &RunReport, source: &str) -> String {
+    match &r.environment.target.device {
+        Some(d) => {
+            let model = d.model.clone().unwrap_or_else(|| d.name.clone());
+            match d.capacity_bytes {
+                Some(c) => format!("{model} {}", format_bytes(c)),
+                None => model,
+            }
+        }
+        None => source.to_string(),
+    }
+}
+
+/// The workload identity that must match: benchmark, test and data scale.
+fn workload_key(r: &RunReport) -> String {
+    let w = &r.plan.workload;
+    match (&w.sysbench, &w.tpcc) {
+        (Some(o), _) => format!(
+            "{:?} {} with {} tables x {} rows",
+            w.benchmark,
+            o.test.name(),
+            o.tables,
+            o.table_size
+        )
+        .to_lowercase(),
+        (None, Some(t)) => format!("tpcc with {} warehouses", t.warehouses),
+        (None, None) => "none".into(),
+    }
+}
+
+/// The database runs' workloads, when they are not all the same.
+fn workload_mismatch(db_runs: &[Run]) -> Option<WorkloadMismatch> {
+    let workloads: Vec<(String, String)> = db_runs
+        .iter()
+        .map(|(_, source, r)| (source.clone(), workload_key(r)))
+        .collect();
+    let differ = workloads.iter().any(|(_, k)| *k != workloads[0].1);
+    differ.then_some(WorkloadMismatch { workloads })
+}
+
+/// The runs' entries, labelled as given or after their drive ("(2)" on a repeated label).
+fn entries(runs: &[Run]) -> Result<Vec<RunEntry>, CompareError> {
+    let mut entries: Vec<RunEntry> = Vec::new();
+    for (label, source, r) in runs {
+        let mut label = label.clone().unwrap_or_else(|| default_label(r, source));
+        let same = entries
+            .iter()
+            .filter(|e| e.label.starts_with(&label))
+            .count();
+        if same > 0 {
+            label = format!("{label} ({})", same + 1);
+        }
+        let entry = RunEntry::new(label, source, r);
+        if !entry.ranked && r.sweeps.is_empty() {
+            return Err(CompareError::NothingMeasured {
+                run: source.clone(),
+            });
+        }
+        entries.push(entry);
+    }
+    Ok(entries)
+}
+
+/// Build the comparison of `runs`. Runs of different workloads are an error unless `force`.
+pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> {
+    if runs.len() < 2 {
+        return Err(CompareError::TooFewRuns);
+    }
+    // Sweep-only runs have no database workload to match.
+    let db_runs: Vec<Run> = runs
+        .iter()
+        .filter(|(_, _, r)| !r.plan.instances.is_empty())
+        .cloned()
+        .collect();
+    let mut incomparable = Vec::new();
+    if let Some(mismatch) = workload_mismatch(&db_runs) {
+        if !force {
+            return Err(CompareError::DifferentWorkloads(mismatch));
+        }
+        incomparable.push(mismatch.to_string());
+    }
+    let differences = settings::differences(&db_runs);
+    let entries = entries(&runs)?;
+    let labelled: Vec<(String, &RunReport)> = entries
+        .iter()
+        .zip(&runs)
+        .map(|(e, (_, _, r))| (e.label.clone(), r))
+        .collect();
+    Ok(Comparison {
+        sweeps: sweeps::build(&labelled),
+        curves: curves::build(&entries),
+        groups: model::groups(&entries),
+        runs: entries,
+        incomparable,
+        differences,
+    })
+}
+
+/// compare.html.
+pub fn html(c: &Comparison) -> String {
+    html::page(c)
+}
+
+/// compare.md, also printed.
+pub fn markdown(c: &Comparison) -> String {
+    markdown::page(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::ReadCause;
+
+    #[test]
+    fn errors_name_what_failed_and_where() {
+        let too_few = compare(Vec::new(), false).unwrap_err();
+        assert!(matches!(too_few, CompareError::TooFewRuns));
+        assert_eq!(too_few.to_string(), "compare needs at least two runs");
+        let mismatch = WorkloadMismatch {
+            workloads: vec![
+                ("a".into(), "tpcc with 1 warehouses".into()),
+                ("b".into(), "sysbench oltp_read_write".into()),
+            ],
+        };
+        assert_eq!(
+            CompareError::DifferentWorkloads(mismatch).to_string(),
+            "the runs measure different workloads: a: tpcc with 1 warehouses; \
+             b: sysbench oltp_read_write (--force compares them anyway)"
+        );
+        // The cause of reading `path`, whose message must start with the path and `text`.
+        let read_err = |path: &str, text: &str| {
+            let e = load(Path::new(path)).unwrap_err();
+            assert!(e.to_string().starts_with(&format!("{path}: {text}")), "{e}");
+            e.cause
+        };
+        let missing = read_err("tests/data/compare/missing.json", "No such file");
+        assert!(matches!(missing, ReadCause::Io(_)));
+        let not_json = read_err(
+            "tests/data/compare/expected.md",
+            "not a drivebench result: ",
+        );
+        assert!(matches!(not_json, ReadCause::NotAResult(_)));
+    }
+}
