@@ -106,11 +106,12 @@ pub enum ProvisionError {
         tool: &'static str,
         searched: String,
     },
-    #[error(
-        "SQL Server is not installed here: no executable {searched}; {}",
-        super::mssql::INSTALL_HINT
-    )]
-    MssqlNotFound { searched: String },
+    #[error("SQL Server is not installed here: no executable {searched}; {hint}")]
+    MssqlNotFound {
+        searched: String,
+        /// What to install or set instead.
+        hint: &'static str,
+    },
     /// `initdb` could not create a new PostgreSQL data directory in `dir`.
     #[error(
         "initialising a data directory in {} with {} failed ({outcome})\n\

@@ -65,6 +65,7 @@ pub fn locate(server_bin: Option<&Path>) -> Result<PathBuf, ProvisionError> {
     } else {
         Err(ProvisionError::MssqlNotFound {
             searched: path.display().to_string(),
+            hint: INSTALL_HINT,
         })
     }
 }

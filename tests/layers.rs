@@ -1,0 +1,350 @@
+//! The layer rule of docs/architecture.md, enforced: every `crate::…` and `super::…` path in
+//! src/ is an edge from its file to the file it names; an edge between two top-level modules
+//! must be one the table in docs/architecture.md allows, every top-level module must have a
+//! row there, and no set of files may import each other in a circle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The allowed-edges table: module -> the modules it may use. Rows look like
+/// "| `protocol` | what it owns | `clients`, `workload`, … |".
+fn allowed_edges(text: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let section = text
+        .split("\n## ")
+        .find(|s| s.starts_with("Layers"))
+        .expect("docs/architecture.md has a \"## Layers\" section");
+    let mut table = BTreeMap::new();
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let module = cells[0].trim_matches('`').to_string();
+        let uses = backticked(cells.last().expect("a row has cells"));
+        table.insert(module, uses);
+    }
+    table
+}
+
+fn backticked(cell: &str) -> BTreeSet<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every .rs file under `dir`, as paths relative to it.
+fn rust_files(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir.join(rel))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = rel.join(path.file_name().unwrap());
+        if path.is_dir() {
+            rust_files(dir, &name, out);
+        } else if name.extension().is_some_and(|e| e == "rs") {
+            out.push(name);
+        }
+    }
+}
+
+/// The module path a file defines: `a/b.rs` and `a/b/mod.rs` are both `[a, b]`.
+fn module_of(file: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = file
+        .with_extension("")
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The paths written after `prefix` (`crate::` or `super::`) in `text`, split on `::`; a use
+/// tree's groups are expanded (`crate::a::{b, c::d}` gives `a::b` and `a::c::d`).
+fn paths_after(text: &str, prefix: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(prefix) {
+        let before = rest[..i].chars().next_back();
+        rest = &rest[i + prefix.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        use_tree(rest, Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Expand the use tree at the start of `text` below `base` into `out`; returns the bytes read.
+fn use_tree(text: &str, base: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
+    let mut path = base;
+    let mut i = 0;
+    let bytes = text.as_bytes();
+    loop {
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        if i > start {
+            path.push(text[start..i].to_string());
+        }
+        if text[i..].starts_with("::") {
+            i += 2;
+            continue;
+        }
+        if i == start && bytes.get(i) == Some(&b'{') {
+            i += 1;
+            loop {
+                while bytes
+                    .get(i)
+                    .is_some_and(|b| b.is_ascii_whitespace() || *b == b',')
+                {
+                    i += 1;
+                }
+                if i >= bytes.len() || bytes[i] == b'}' {
+                    return i + 1;
+                }
+                let read = use_tree(&text[i..], path.clone(), out);
+                if read == 0 {
+                    return i;
+                }
+                i += read;
+            }
+        }
+        out.push(path);
+        return i;
+    }
+}
+
+struct Graph {
+    files: Vec<PathBuf>,
+    /// file index -> the file indexes it names.
+    edges: Vec<BTreeSet<usize>>,
+}
+
+fn graph() -> Graph {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, Path::new(""), &mut files);
+    let by_module: BTreeMap<Vec<String>, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (module_of(f), i))
+        .collect();
+    // The longest prefix of `path` that names a file.
+    let resolve = |path: &[String]| {
+        (1..=path.len())
+            .rev()
+            .find_map(|k| by_module.get(&path[..k]).copied())
+    };
+    let edges = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let text = std::fs::read_to_string(src.join(f)).unwrap();
+            let me = module_of(f);
+            let parent = &me[..me.len().saturating_sub(1)];
+            let mut to = BTreeSet::new();
+            for p in paths_after(&text, "crate::") {
+                to.extend(resolve(&p));
+            }
+            for p in paths_after(&text, "super::") {
+                let full: Vec<String> = parent.iter().cloned().chain(p).collect();
+                to.extend(resolve(&full));
+            }
+            to.remove(&i);
+            to
+        })
+        .collect();
+    Graph { files, edges }
+}
+
+/// The top-level module of a file; None for lib.rs and main.rs.
+fn top(file: &Path) -> Option<String> {
+    let m = module_of(file);
+    (m.len() > 1 || !matches!(m[0].as_str(), "lib" | "main")).then(|| m[0].clone())
+}
+
+#[test]
+fn every_edge_between_top_level_modules_is_one_the_layer_table_allows() {
+    let text = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let allowed = allowed_edges(&text);
+    let g = graph();
+    let mut wrong = BTreeSet::new();
+    let mut missing = BTreeSet::new();
+    for (i, to) in g.edges.iter().enumerate() {
+        let Some(a) = top(&g.files[i]) else { continue };
+        if !allowed.contains_key(&a) {
+            missing.insert(a.clone());
+        }
+        for &j in to {
+            let Some(b) = top(&g.files[j]) else { continue };
+            if a != b && !allowed.get(&a).is_some_and(|s| s.contains(&b)) {
+                wrong.insert(format!(
+                    "{a} -> {b} ({} names {})",
+                    g.files[i].display(),
+                    g.files[j].display()
+                ));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "modules with no row in docs/architecture.md's layer table: {missing:?}"
+    );
+    assert!(
+        wrong.is_empty(),
+        "edges the layer table in docs/architecture.md does not allow:\n{}",
+        wrong.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn the_layer_table_itself_has_no_cycle() {
+    let text = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let allowed = allowed_edges(&text);
+    let names: Vec<&String> = allowed.keys().collect();
+    let index = |n: &String| names.iter().position(|m| *m == n);
+    let edges: Vec<BTreeSet<usize>> = names
+        .iter()
+        .map(|n| allowed[*n].iter().filter_map(index).collect())
+        .collect();
+    let cycles = strongly_connected(&edges);
+    assert!(
+        cycles.is_empty(),
+        "the layer table allows circles: {:?}",
+        cycles
+            .iter()
+            .map(|c| c.iter().map(|&i| names[i]).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn no_files_import_each_other_in_a_circle() {
+    let g = graph();
+    let cycles: Vec<Vec<String>> = strongly_connected(&g.edges)
+        .into_iter()
+        .map(|c| {
+            c.iter()
+                .map(|&i| g.files[i].display().to_string())
+                .collect()
+        })
+        .collect();
+    assert!(cycles.is_empty(), "file-level import cycles: {cycles:?}");
+}
+
+/// Strongly connected components of more than one node (Tarjan's algorithm, iterative).
+fn strongly_connected(edges: &[BTreeSet<usize>]) -> Vec<Vec<usize>> {
+    struct State {
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        out: Vec<Vec<usize>>,
+    }
+    let n = edges.len();
+    let mut s = State {
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for start in 0..n {
+        if s.index[start].is_some() {
+            continue;
+        }
+        // (node, its successors still to visit)
+        let mut work: Vec<(usize, Vec<usize>)> = Vec::new();
+        let visit = |v: usize, s: &mut State, work: &mut Vec<(usize, Vec<usize>)>| {
+            s.index[v] = Some(s.next);
+            s.low[v] = s.next;
+            s.next += 1;
+            s.stack.push(v);
+            s.on_stack[v] = true;
+            work.push((v, edges[v].iter().rev().copied().collect()));
+        };
+        visit(start, &mut s, &mut work);
+        while let Some((v, todo)) = work.last_mut() {
+            let v = *v;
+            if let Some(w) = todo.pop() {
+                match s.index[w] {
+                    None => visit(w, &mut s, &mut work),
+                    Some(iw) if s.on_stack[w] => s.low[v] = s.low[v].min(iw),
+                    Some(_) => {}
+                }
+                continue;
+            }
+            work.pop();
+            if let Some((u, _)) = work.last() {
+                s.low[*u] = s.low[*u].min(s.low[v]);
+            }
+            if Some(s.low[v]) == s.index[v] {
+                let mut component = Vec::new();
+                while let Some(w) = s.stack.pop() {
+                    s.on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    component.sort();
+                    s.out.push(component);
+                }
+            }
+        }
+    }
+    s.out
+}
+
+#[test]
+fn the_checker_sees_a_circle_and_a_forbidden_edge() {
+    // a -> b -> c -> a is one component; d -> a is not part of it.
+    let edges = vec![
+        BTreeSet::from([1]),
+        BTreeSet::from([2]),
+        BTreeSet::from([0]),
+        BTreeSet::from([0]),
+    ];
+    assert_eq!(strongly_connected(&edges), vec![vec![0, 1, 2]]);
+    let table = allowed_edges(
+        "x\n## Layers\n\n| module | owns | may use |\n|---|---|---|\n| `a` | A | `b`, `c` |\n| `b` | B | nothing |\n\n## Next\n| `z` | Z | `a` |\n",
+    );
+    assert_eq!(
+        table.len(),
+        2,
+        "rows outside the Layers section are ignored"
+    );
+    assert_eq!(table["a"], BTreeSet::from(["b".into(), "c".into()]));
+    assert!(table["b"].is_empty());
+    let strings = |v: &[&[&str]]| -> Vec<Vec<String>> {
+        v.iter()
+            .map(|p| p.iter().map(|s| s.to_string()).collect())
+            .collect()
+    };
+    assert_eq!(
+        paths_after(
+            "use crate::a::b::{c, d::{e, f}}; x.super::no; super::e::f",
+            "crate::"
+        ),
+        strings(&[
+            &["a", "b", "c"],
+            &["a", "b", "d", "e"],
+            &["a", "b", "d", "f"]
+        ])
+    );
+    assert_eq!(
+        paths_after("use super::e::f; my_super::g; super::{self, h}", "super::"),
+        strings(&[&["e", "f"], &["self"], &["h"]])
+    );
+}
