@@ -307,6 +307,34 @@ impl EngineConfig {
     }
 }
 
+/// For the scenario schema: each engine kind with the schema of its `[instance.config]` as
+/// written (what `EngineConfig::from_table` reads), registered with `generator`.
+pub fn settings_schemas(
+    generator: &mut schemars::SchemaGenerator,
+) -> Vec<(EngineKind, schemars::Schema)> {
+    let kinds = [
+        EngineKind::Sqlite,
+        EngineKind::Mariadb,
+        EngineKind::Mysql,
+        EngineKind::Postgres,
+        EngineKind::Mssql,
+    ];
+    kinds
+        .into_iter()
+        .map(|kind| {
+            let schema = match kind {
+                EngineKind::Sqlite => sqlite::SqliteConfig::settings_schema(generator),
+                EngineKind::Mariadb | EngineKind::Mysql => {
+                    mysql::MysqlConfig::settings_schema(generator)
+                }
+                EngineKind::Postgres => postgres::PostgresConfig::settings_schema(generator),
+                EngineKind::Mssql => mssql::MssqlConfig::settings_schema(generator),
+            };
+            (kind, schema)
+        })
+        .collect()
+}
+
 /// Rows in the text format MySQL's LOAD DATA reads: tab-separated, newline-terminated. `Any`
 /// rows get backslash escapes and `\N` for NULL; `Plain` rows go as they are, for a reader with
 /// no escape character, and a NULL, or a tab, newline or backslash in a text, is an error naming

@@ -1,9 +1,11 @@
 //! The scenario file as written: serde types mirroring the TOML keys one to one, with
 //! `deny_unknown_fields` everywhere. Numbers that must be positive are read as signed so a
 //! negative value gets a precise message from validation instead of a type error.
+//! `[instance.config]` stays a TOML table here, read per engine later; its schema is the
+//! engine's settings type, chosen by `engine`.
 
-use crate::engine::EngineKind;
-use schemars::JsonSchema;
+use crate::engine::{self, EngineKind};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
 /// A whole evaluation: target, engine instances, workload and phases.
@@ -70,9 +72,39 @@ pub struct InstanceSection {
     pub keep_data: Option<bool>,
     /// Local servers: directory of pre-built databases copied onto the target instead of loading.
     pub prebuilt_dir: Option<String>,
-    /// Engine settings, validated per engine.
-    #[schemars(with = "Option<std::collections::BTreeMap<String, serde_json::Value>>")]
+    /// Engine settings, read per engine by `EngineConfig::from_table`; in the schema, the
+    /// settings type of the instance's engine (`config_schema`).
+    #[schemars(flatten, schema_with = "config_schema")]
     pub config: Option<toml::Table>,
+}
+
+/// `config`'s part of the `[[instance]]` schema: the key itself, and for each engine kind "if
+/// `engine` is this kind, `config` is its settings type", so that an unknown setting fails
+/// validation as it fails `drivebench plan`.
+fn config_schema(generator: &mut SchemaGenerator) -> Schema {
+    let per_engine: Vec<serde_json::Value> = engine::settings_schemas(generator)
+        .into_iter()
+        .map(|(kind, settings)| {
+            serde_json::json!({
+                "if": {
+                    "properties": { "engine": { "const": kind.as_str() } },
+                    "required": ["engine"]
+                },
+                "then": { "properties": { "config": settings } }
+            })
+        })
+        .collect();
+    json_schema!({
+        "properties": {
+            "config": {
+                "description": "Engine settings, read per `engine`: the scenario JSON Schema \
+                                gives each engine's settings type with its keys, and any \
+                                other key is refused.",
+                "type": "object"
+            }
+        },
+        "allOf": per_engine
+    })
 }
 
 /// Benchmarks this build runs.

@@ -12,8 +12,8 @@ mod tpcc;
 
 use std::path::Path;
 
-use crate::config::locate;
 use crate::config::{KeyPath, Origin, ScenarioError, Seg};
+use crate::config::{locate, settings};
 pub use file::ScenarioFile;
 pub use plan::Plan;
 
@@ -76,30 +76,8 @@ pub fn load_str(
     };
     let file: ScenarioFile =
         serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
-            let mut key = KeyPath::root();
-            for seg in e.path().iter() {
-                match seg {
-                    serde_path_to_error::Segment::Map { key: k } => key = key.key(k),
-                    serde_path_to_error::Segment::Seq { index } => key = key.index(*index),
-                    serde_path_to_error::Segment::Enum { variant } => key = key.key(variant),
-                    serde_path_to_error::Segment::Unknown => {}
-                }
-            }
-            let full = e.inner().to_string();
-            // The TOML deserializer appends "in `path`"; the path is printed separately.
-            let message = full
-                .split("\nin `")
-                .next()
-                .unwrap_or(&full)
-                .trim()
-                .to_string();
-            if let Some(field) = unknown_field(&message)
-                && key.0.last() != Some(&Seg::Key(field.clone()))
-            {
-                key = key.key(&field);
-            }
-            let origin = position(&key);
-            err_at(origin, Some(key), friendly(&message))
+            let inv = settings::invalid(&KeyPath::root(), &e);
+            err_at(position(&inv.key), Some(inv.key), inv.message)
         })?;
     resolve::resolve(&file, file_name, time_scale, overrides).map_err(|inv| {
         let origin = position(&inv.key);
@@ -164,25 +142,4 @@ fn parse_value(text: &str) -> toml::Value {
             .unwrap_or_else(|| toml::Value::String(text.to_string())),
         Err(_) => toml::Value::String(text.to_string()),
     }
-}
-
-fn unknown_field(message: &str) -> Option<String> {
-    let rest = message.strip_prefix("unknown field `")?;
-    Some(rest[..rest.find('`')?].to_string())
-}
-
-/// serde's messages, reworded where they would confuse a scenario author.
-fn friendly(message: &str) -> String {
-    if let Some(rest) = message.strip_prefix("unknown field `") {
-        let expected = rest.split_once(", expected ").map(|(_, e)| e).unwrap_or("");
-        return format!("unknown key; expected {expected}");
-    }
-    if let Some(rest) = message.strip_prefix("unknown variant `") {
-        let (value, expected) = rest.split_once("`, expected ").unwrap_or((rest, ""));
-        return format!("unknown value {value:?}; expected {expected}");
-    }
-    message
-        .replace("expected i64", "expected an integer")
-        .replace("expected f64", "expected a number")
-        .replace("expected a boolean", "expected true or false")
 }

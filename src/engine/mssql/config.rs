@@ -1,18 +1,74 @@
-//! `[instance.config]` for SQL Server: the memory the buffer pool may take (`max server
-//! memory`), the client's command timeout, where an external server puts the database's files,
-//! and for private instances the `sqlservr` binary and the edition it runs as.
+//! `[instance.config]` for SQL Server: `MssqlSettings` as a scenario file writes them (the
+//! memory the buffer pool may take, `max server memory`; the client's command timeout; where an
+//! external server puts the database's files; and for private instances the `sqlservr` binary
+//! and the edition it runs as), resolved into `MssqlConfig`, the form the plan records.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 
-use crate::config::units::{parse_duration, parse_size};
+use crate::config::settings::{self, Period, RawValue, Size};
+use crate::config::units::parse_duration;
 use crate::config::{Invalid, KeyPath};
 
 /// Default per-request timeout: long enough for an index build on a large TPC-C load, short
 /// enough that a hung server does not hold a run forever.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(4 * 3600);
+
+/// `[instance.config]` for engine = "mssql".
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MssqlSettings {
+    /// `max server memory`: the buffer pool and the server's other caches, at least "512MiB";
+    /// private instances set it, external ones are checked against it when it is given.
+    pub buffer_pool: Option<Size>,
+    /// The client's timeout for one request (a statement, a load batch, an index build), or
+    /// "none"; after a timeout the connection is dropped and reopened. Default "4h".
+    pub command_timeout: Option<CommandTimeout>,
+    /// External servers: the directory, as the server sees it, for the database's data and log
+    /// files when drivebench creates the database (it should be on the drive under test);
+    /// absent = the server's default data and log directories.
+    pub database_dir: Option<String>,
+    /// Private instances: the `sqlservr` binary; absent = /opt/mssql/bin/sqlservr.
+    pub server_bin: Option<String>,
+    /// Private instances: the edition (MSSQL_PID), e.g. "Evaluation", or a product key. Default
+    /// "Developer".
+    pub edition: Option<String>,
+}
+
+/// A request timeout: a duration, or "none" for none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandTimeout(pub Option<Duration>);
+
+impl<'de> Deserialize<'de> for CommandTimeout {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text =
+            RawValue::deserialize(d)?.number_or_text("a duration such as \"4h\", or \"none\"")?;
+        if text.trim() == "none" {
+            return Ok(CommandTimeout(None));
+        }
+        parse_duration(&text)
+            .map(|d| CommandTimeout(Some(d)))
+            .map_err(|m| de::Error::custom(format!("{m}, or \"none\" for no timeout")))
+    }
+}
+
+impl JsonSchema for CommandTimeout {
+    fn schema_name() -> Cow<'static, str> {
+        "CommandTimeout".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let period = generator.subschema_for::<Period>();
+        json_schema!({
+            "description": "A duration, or \"none\" for no timeout.",
+            "anyOf": [period, { "const": "none" }]
+        })
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct MssqlConfig {
@@ -45,65 +101,41 @@ impl Default for MssqlConfig {
     }
 }
 
-const KNOWN: &str = "buffer_pool, command_timeout, database_dir, server_bin, edition";
-
-fn text(v: &toml::Value, k: &KeyPath) -> Result<String, Invalid> {
-    match v {
-        toml::Value::String(s) => Ok(s.clone()),
-        toml::Value::Integer(i) => Ok(i.to_string()),
-        other => Err(Invalid::new(
-            k.clone(),
-            format!("expected a string, got {}", other.type_str()),
-        )),
-    }
-}
-
 impl MssqlConfig {
+    /// The schema of `[instance.config]` as written (`MssqlSettings`), registered with `generator`.
+    pub fn settings_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<MssqlSettings>()
+    }
+
+    /// Read `[instance.config]` (the table at `key`) as `MssqlSettings` and resolve it.
     pub fn from_table(t: &toml::Table, key: &KeyPath) -> Result<Self, Invalid> {
-        let mut c = MssqlConfig::default();
-        for (name, value) in t {
-            let k = key.key(name);
-            match name.as_str() {
-                "buffer_pool" => {
-                    let bytes =
-                        parse_size(&text(value, &k)?).map_err(|m| Invalid::new(k.clone(), m))?;
-                    if bytes < 512 << 20 {
-                        return Err(Invalid::new(
-                            k,
-                            "SQL Server needs at least 512MiB of max server memory",
-                        ));
-                    }
-                    c.buffer_pool_bytes = Some(bytes);
-                }
-                "command_timeout" => {
-                    let t = text(value, &k)?;
-                    c.command_timeout_s = if t.trim() == "none" {
-                        None
-                    } else {
-                        let d = parse_duration(&t).map_err(|m| {
-                            Invalid::new(k.clone(), format!("{m}, or \"none\" for no timeout"))
-                        })?;
-                        Some(d.as_secs().max(1))
-                    };
-                }
-                "database_dir" => c.database_dir = Some(text(value, &k)?),
-                "server_bin" => c.server_bin = Some(text(value, &k)?),
-                "edition" => {
-                    let e = text(value, &k)?;
-                    if e.trim().is_empty() || e.contains(['\n', '\0']) {
-                        return Err(Invalid::new(k, "expected an edition name or product key"));
-                    }
-                    c.edition = e;
-                }
-                _ => {
-                    return Err(Invalid::new(
-                        k,
-                        format!("unknown setting for engine mssql; known: {KNOWN}"),
-                    ));
-                }
-            }
+        let s: MssqlSettings = settings::from_table(t, key, "engine mssql")?;
+        let default = MssqlConfig::default();
+        if let Some(Size(bytes)) = s.buffer_pool
+            && bytes < 512 << 20
+        {
+            return Err(Invalid::new(
+                key.key("buffer_pool"),
+                "SQL Server needs at least 512MiB of max server memory",
+            ));
         }
-        Ok(c)
+        if let Some(e) = &s.edition
+            && (e.trim().is_empty() || e.contains(['\n', '\0']))
+        {
+            return Err(Invalid::new(
+                key.key("edition"),
+                "expected an edition name or product key",
+            ));
+        }
+        Ok(MssqlConfig {
+            buffer_pool_bytes: s.buffer_pool.map(|b| b.0),
+            command_timeout_s: s.command_timeout.map_or(default.command_timeout_s, |t| {
+                t.0.map(|d| d.as_secs().max(1))
+            }),
+            database_dir: s.database_dir,
+            server_bin: s.server_bin,
+            edition: s.edition.unwrap_or(default.edition),
+        })
     }
 
     /// The command timeout as the driver takes it.

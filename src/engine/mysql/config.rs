@@ -1,13 +1,76 @@
-//! `[instance.config]` for MySQL/MariaDB: the InnoDB settings the reviews tune, a `server_bin`
-//! override, and raw `extra = { ... }` server variables. Sizes accept units ("24GiB").
+//! `[instance.config]` for MySQL/MariaDB: `MysqlSettings` as a scenario file writes them (the
+//! InnoDB settings the reviews tune, a `server_bin` override and raw `extra = { ... }` server
+//! variables; sizes accept units, "24GiB"), resolved into `MysqlConfig`, the form the plan
+//! records.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 
-use crate::config::units::parse_size;
+use crate::config::settings::{self, RawValue, Size};
 use crate::config::{Invalid, KeyPath};
+
+/// `[instance.config]` for engine = "mariadb" or "mysql": the server's my.cnf.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MysqlSettings {
+    /// innodb_buffer_pool_size: InnoDB's page cache. Default "128MiB".
+    pub buffer_pool: Option<Size>,
+    /// innodb_log_file_size (the redo log); absent = the server's default.
+    pub log_file_size: Option<Size>,
+    /// innodb_flush_log_at_trx_commit, 0, 1 or 2 (also as a string); absent = the server's
+    /// default (1).
+    pub flush_log_at_trx_commit: Option<FlushLogAtTrxCommit>,
+    /// innodb_flush_method as the server spells it, e.g. "O_DIRECT"; absent = the server's
+    /// default.
+    pub flush_method: Option<String>,
+    /// innodb_io_capacity: background flushing, I/O operations per second; absent = the
+    /// server's default.
+    pub io_capacity: Option<u64>,
+    /// The server binary (mariadbd or mysqld) to start; absent = searched on PATH and in
+    /// /usr/sbin.
+    pub server_bin: Option<String>,
+    /// Raw server variables written into the instance's my.cnf as they are, e.g.
+    /// `extra = { innodb_doublewrite = 0 }`; true and false are written ON and OFF. Names are
+    /// letters, digits, `_` and `-`.
+    #[serde(default)]
+    #[schemars(extend("propertyNames" = { "pattern": "^[A-Za-z0-9_-]+$" }))]
+    pub extra: BTreeMap<String, RawValue>,
+}
+
+/// innodb_flush_log_at_trx_commit: when the redo log reaches the drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlushLogAtTrxCommit(pub u8);
+
+impl<'de> Deserialize<'de> for FlushLogAtTrxCommit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = RawValue::deserialize(d)?.text("ON", "OFF");
+        match v.as_str() {
+            "0" | "1" | "2" => Ok(FlushLogAtTrxCommit(v.as_bytes()[0] - b'0')),
+            _ => Err(de::Error::custom(format!("must be 0, 1 or 2, got {v}"))),
+        }
+    }
+}
+
+impl JsonSchema for FlushLogAtTrxCommit {
+    fn schema_name() -> Cow<'static, str> {
+        "FlushLogAtTrxCommit".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "innodb_flush_log_at_trx_commit: when the redo log reaches the drive.",
+            "oneOf": [
+                { "const": 0, "description": "Written and flushed about once a second." },
+                { "const": 1, "description": "Written and flushed at every commit." },
+                { "const": 2, "description": "Written at every commit, flushed about once a second." }
+            ]
+        })
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct MysqlConfig {
@@ -27,85 +90,26 @@ pub struct MysqlConfig {
     pub extra: BTreeMap<String, String>,
 }
 
-const KNOWN: &str = "buffer_pool, log_file_size, flush_log_at_trx_commit, flush_method, io_capacity, server_bin, extra";
-
-fn text(v: &toml::Value, k: &KeyPath) -> Result<String, Invalid> {
-    match v {
-        toml::Value::String(s) => Ok(s.clone()),
-        toml::Value::Integer(i) => Ok(i.to_string()),
-        toml::Value::Float(f) => Ok(f.to_string()),
-        toml::Value::Boolean(b) => Ok(if *b { "ON" } else { "OFF" }.to_string()),
-        other => Err(Invalid::new(
-            k.clone(),
-            format!("expected a value, got {}", other.type_str()),
-        )),
-    }
-}
-
-fn size(v: &toml::Value, k: &KeyPath) -> Result<u64, Invalid> {
-    parse_size(&text(v, k)?).map_err(|m| Invalid::new(k.clone(), m))
-}
-
 impl MysqlConfig {
+    /// The schema of `[instance.config]` as written (`MysqlSettings`), registered with `generator`.
+    pub fn settings_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<MysqlSettings>()
+    }
+
+    /// Read `[instance.config]` (the table at `key`) as `MysqlSettings` and resolve it.
     pub fn from_table(t: &toml::Table, key: &KeyPath) -> Result<Self, Invalid> {
-        let mut c = MysqlConfig {
-            buffer_pool_bytes: 128 << 20,
-            log_file_size_bytes: None,
-            flush_log_at_trx_commit: None,
-            flush_method: None,
-            io_capacity: None,
-            server_bin: None,
-            extra: BTreeMap::new(),
-        };
-        for (name, value) in t {
-            let k = key.key(name);
-            match name.as_str() {
-                "buffer_pool" => c.buffer_pool_bytes = size(value, &k)?,
-                "log_file_size" => c.log_file_size_bytes = Some(size(value, &k)?),
-                "flush_log_at_trx_commit" => {
-                    let v = text(value, &k)?;
-                    c.flush_log_at_trx_commit = Some(match v.as_str() {
-                        "0" => 0,
-                        "1" => 1,
-                        "2" => 2,
-                        _ => return Err(Invalid::new(k, format!("must be 0, 1 or 2, got {v}"))),
-                    });
-                }
-                "flush_method" => c.flush_method = Some(text(value, &k)?),
-                "io_capacity" => {
-                    let v = text(value, &k)?;
-                    c.io_capacity = Some(v.parse().map_err(|_| {
-                        Invalid::new(k.clone(), format!("must be a positive integer, got {v}"))
-                    })?);
-                }
-                "server_bin" => c.server_bin = Some(text(value, &k)?),
-                "extra" => {
-                    let toml::Value::Table(extra) = value else {
-                        return Err(Invalid::new(
-                            k,
-                            "expected a table of server variables, e.g. extra = { innodb_doublewrite = 0 }",
-                        ));
-                    };
-                    for (var, v) in extra {
-                        let vk = k.key(var);
-                        if !var
-                            .chars()
-                            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-')
-                        {
-                            return Err(Invalid::new(vk, "not a server variable name"));
-                        }
-                        c.extra.insert(var.clone(), text(v, &vk)?);
-                    }
-                }
-                _ => {
-                    return Err(Invalid::new(
-                        k,
-                        format!("unknown setting for engine mysql/mariadb; known: {KNOWN}"),
-                    ));
-                }
-            }
-        }
-        Ok(c)
+        let s: MysqlSettings = settings::from_table(t, key, "engine mysql/mariadb")?;
+        let extra = settings::raw_settings(&s.extra, &key.key("extra"), '-', ("ON", "OFF"))
+            .map_err(|k| Invalid::new(k, "not a server variable name"))?;
+        Ok(MysqlConfig {
+            buffer_pool_bytes: s.buffer_pool.map_or(128 << 20, |b| b.0),
+            log_file_size_bytes: s.log_file_size.map(|b| b.0),
+            flush_log_at_trx_commit: s.flush_log_at_trx_commit.map(|f| f.0),
+            flush_method: s.flush_method,
+            io_capacity: s.io_capacity,
+            server_bin: s.server_bin,
+            extra,
+        })
     }
 }
 

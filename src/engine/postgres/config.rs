@@ -1,13 +1,75 @@
-//! `[instance.config]` for PostgreSQL: the settings the reviews and DBAs tune, an optional
-//! `wal_dir` (WAL on another drive), a `server_bin` override and raw `extra = { ... }` settings.
+//! `[instance.config]` for PostgreSQL: `PostgresSettings` as a scenario file writes them (the
+//! settings the reviews and DBAs tune, an optional `wal_dir` for the WAL on another drive, a
+//! `server_bin` override and raw `extra = { ... }` settings), resolved into `PostgresConfig`,
+//! the form the plan records.
 
 use std::collections::BTreeMap;
 
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
-use crate::config::units::{parse_duration, parse_size};
+use crate::config::settings::{self, AnyCase, Period, RawValue, Size};
 use crate::config::{Invalid, KeyPath};
+
+/// `[instance.config]` for engine = "postgres": the cluster's configuration.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PostgresSettings {
+    /// shared_buffers: the server's page cache. Default "128MiB".
+    pub shared_buffers: Option<Size>,
+    /// max_wal_size: the WAL written between checkpoints before one is forced; absent = the
+    /// server's default.
+    pub max_wal_size: Option<Size>,
+    /// synchronous_commit: what a commit waits for (true and false are on and off); absent =
+    /// the server's default (on).
+    pub synchronous_commit: Option<AnyCase<SynchronousCommit>>,
+    /// wal_sync_method: how WAL writes are forced to the drive; absent = the server's default.
+    pub wal_sync_method: Option<AnyCase<WalSyncMethod>>,
+    /// checkpoint_timeout: the longest time between automatic checkpoints, e.g. "15m"; absent =
+    /// the server's default.
+    pub checkpoint_timeout: Option<Period>,
+    /// Directory for the WAL (initdb --waldir), e.g. on a second drive; absent = in the data
+    /// directory.
+    pub wal_dir: Option<String>,
+    /// Directory of initdb, pg_ctl and postgres; absent = PATH, then /usr/lib/postgresql/*/bin.
+    pub server_bin: Option<String>,
+    /// Raw settings written into the instance's configuration as they are, e.g.
+    /// `extra = { full_page_writes = "off" }`; true and false are written on and off. Names are
+    /// letters, digits, `_` and `.`.
+    #[serde(default)]
+    #[schemars(extend("propertyNames" = { "pattern": "^[A-Za-z0-9_.]+$" }))]
+    pub extra: BTreeMap<String, RawValue>,
+}
+
+/// synchronous_commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SynchronousCommit {
+    /// The commit waits for its WAL to be flushed (and for synchronous standbys).
+    On,
+    /// The commit does not wait: the last transactions may be lost in a crash.
+    Off,
+    /// The commit waits for the local flush only.
+    Local,
+    /// The commit waits for synchronous standbys to write the WAL (not flush it).
+    RemoteWrite,
+    /// The commit waits for synchronous standbys to apply the WAL.
+    RemoteApply,
+}
+
+/// wal_sync_method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WalSyncMethod {
+    /// fsync() at each commit.
+    Fsync,
+    /// fdatasync() at each commit.
+    Fdatasync,
+    /// WAL files opened with O_SYNC.
+    OpenSync,
+    /// WAL files opened with O_DSYNC.
+    OpenDatasync,
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PostgresConfig {
@@ -29,101 +91,27 @@ pub struct PostgresConfig {
     pub extra: BTreeMap<String, String>,
 }
 
-const KNOWN: &str = "shared_buffers, max_wal_size, synchronous_commit, wal_sync_method, checkpoint_timeout, wal_dir, server_bin, extra";
-
-fn text(v: &toml::Value, k: &KeyPath) -> Result<String, Invalid> {
-    match v {
-        toml::Value::String(s) => Ok(s.clone()),
-        toml::Value::Integer(i) => Ok(i.to_string()),
-        toml::Value::Float(f) => Ok(f.to_string()),
-        toml::Value::Boolean(b) => Ok(if *b { "on" } else { "off" }.to_string()),
-        other => Err(Invalid::new(
-            k.clone(),
-            format!("expected a value, got {}", other.type_str()),
-        )),
-    }
-}
-
-fn one_of(v: String, allowed: &[&str], k: &KeyPath) -> Result<String, Invalid> {
-    if allowed.contains(&v.as_str()) {
-        Ok(v)
-    } else {
-        Err(Invalid::new(
-            k.clone(),
-            format!(
-                "unknown value {v:?}; expected one of {}",
-                allowed.join(", ")
-            ),
-        ))
-    }
-}
-
 impl PostgresConfig {
+    /// The schema of `[instance.config]` as written (`PostgresSettings`), registered with `generator`.
+    pub fn settings_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<PostgresSettings>()
+    }
+
+    /// Read `[instance.config]` (the table at `key`) as `PostgresSettings` and resolve it.
     pub fn from_table(t: &toml::Table, key: &KeyPath) -> Result<Self, Invalid> {
-        let mut c = PostgresConfig {
-            shared_buffers_bytes: 128 << 20,
-            max_wal_size_bytes: None,
-            synchronous_commit: None,
-            wal_sync_method: None,
-            checkpoint_timeout_s: None,
-            wal_dir: None,
-            server_bin: None,
-            extra: BTreeMap::new(),
-        };
-        for (name, value) in t {
-            let k = key.key(name);
-            let size = || parse_size(&text(value, &k)?).map_err(|m| Invalid::new(k.clone(), m));
-            match name.as_str() {
-                "shared_buffers" => c.shared_buffers_bytes = size()?,
-                "max_wal_size" => c.max_wal_size_bytes = Some(size()?),
-                "synchronous_commit" => {
-                    c.synchronous_commit = Some(one_of(
-                        text(value, &k)?,
-                        &["on", "off", "local", "remote_write", "remote_apply"],
-                        &k,
-                    )?)
-                }
-                "wal_sync_method" => {
-                    c.wal_sync_method = Some(one_of(
-                        text(value, &k)?,
-                        &["fsync", "fdatasync", "open_sync", "open_datasync"],
-                        &k,
-                    )?)
-                }
-                "checkpoint_timeout" => {
-                    let d = parse_duration(&text(value, &k)?)
-                        .map_err(|m| Invalid::new(k.clone(), m))?;
-                    c.checkpoint_timeout_s = Some(d.as_secs().max(1));
-                }
-                "wal_dir" => c.wal_dir = Some(text(value, &k)?),
-                "server_bin" => c.server_bin = Some(text(value, &k)?),
-                "extra" => {
-                    let toml::Value::Table(extra) = value else {
-                        return Err(Invalid::new(
-                            k,
-                            "expected a table of settings, e.g. extra = { full_page_writes = \"off\" }",
-                        ));
-                    };
-                    for (var, v) in extra {
-                        let vk = k.key(var);
-                        if !var
-                            .chars()
-                            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.')
-                        {
-                            return Err(Invalid::new(vk, "not a setting name"));
-                        }
-                        c.extra.insert(var.clone(), text(v, &vk)?);
-                    }
-                }
-                _ => {
-                    return Err(Invalid::new(
-                        k,
-                        format!("unknown setting for engine postgres; known: {KNOWN}"),
-                    ));
-                }
-            }
-        }
-        Ok(c)
+        let s: PostgresSettings = settings::from_table(t, key, "engine postgres")?;
+        let extra = settings::raw_settings(&s.extra, &key.key("extra"), '.', ("on", "off"))
+            .map_err(|k| Invalid::new(k, "not a setting name"))?;
+        Ok(PostgresConfig {
+            shared_buffers_bytes: s.shared_buffers.map_or(128 << 20, |b| b.0),
+            max_wal_size_bytes: s.max_wal_size.map(|b| b.0),
+            synchronous_commit: s.synchronous_commit.map(|m| settings::name(&m.0)),
+            wal_sync_method: s.wal_sync_method.map(|m| settings::name(&m.0)),
+            checkpoint_timeout_s: s.checkpoint_timeout.map(|p| p.0.as_secs().max(1)),
+            wal_dir: s.wal_dir,
+            server_bin: s.server_bin,
+            extra,
+        })
     }
 }
 

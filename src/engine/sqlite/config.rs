@@ -1,11 +1,63 @@
-//! `[instance.config]` for SQLite: journal mode, synchronous level, busy timeout, cache and mmap
-//! sizes, page size. Unknown keys are refused with the list of known ones.
+//! `[instance.config]` for SQLite: `SqliteSettings` as a scenario file writes them (journal
+//! mode, synchronous level, busy timeout, cache and mmap sizes, page size; an unknown key is
+//! refused with the list of known ones), resolved into `SqliteConfig`, the form the plan records.
 
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
-use crate::config::units::{parse_duration, parse_size};
+use crate::config::settings::{self, AnyCase, Period, Size};
 use crate::config::{Invalid, KeyPath};
+
+/// `[instance.config]` for engine = "sqlite": PRAGMAs set on every connection.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SqliteSettings {
+    /// PRAGMA journal_mode, in any case. Default "wal".
+    pub journal_mode: Option<AnyCase<JournalMode>>,
+    /// PRAGMA synchronous: when SQLite waits for the drive, in any case. Default "full".
+    pub synchronous: Option<AnyCase<Synchronous>>,
+    /// How long a statement waits for a lock before it fails with SQLITE_BUSY. Default "30s".
+    pub busy_timeout: Option<Period>,
+    /// Page cache per connection (PRAGMA cache_size); absent = SQLite's default.
+    pub cache_size: Option<Size>,
+    /// Bytes of the database file read through mmap (PRAGMA mmap_size); absent = SQLite's
+    /// default (0).
+    pub mmap_size: Option<Size>,
+    /// PRAGMA page_size for new databases, bytes: a power of two from 512 to 65536; absent =
+    /// SQLite's default (4096).
+    #[schemars(extend("enum" = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]))]
+    pub page_size: Option<i64>,
+}
+
+/// PRAGMA journal_mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum JournalMode {
+    /// Write-ahead log: readers do not block the writer.
+    Wal,
+    /// Rollback journal, deleted at each commit.
+    Delete,
+    /// Rollback journal, truncated to zero bytes at each commit.
+    Truncate,
+    /// Rollback journal, its header zeroed at each commit.
+    Persist,
+    /// Rollback journal in memory.
+    Memory,
+}
+
+/// PRAGMA synchronous.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Synchronous {
+    /// Never waits for the drive.
+    Off,
+    /// Waits at critical moments (in WAL mode: at checkpoints, not at commits).
+    Normal,
+    /// Waits at every commit.
+    Full,
+    /// As full, and the directory too after a rollback journal is deleted.
+    Extra,
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct SqliteConfig {
@@ -23,96 +75,32 @@ pub struct SqliteConfig {
     pub page_size: Option<u32>,
 }
 
-const KNOWN: &str = "journal_mode, synchronous, busy_timeout, cache_size, mmap_size, page_size";
-
 impl SqliteConfig {
-    pub fn from_table(t: &toml::Table, key: &KeyPath) -> Result<Self, Invalid> {
-        let mut c = SqliteConfig {
-            journal_mode: "wal".into(),
-            synchronous: "full".into(),
-            busy_timeout_ms: 30_000,
-            cache_size_bytes: None,
-            mmap_size_bytes: None,
-            page_size: None,
-        };
-        for (name, value) in t {
-            let k = key.key(name);
-            let text = || -> Result<String, Invalid> {
-                match value {
-                    toml::Value::String(s) => Ok(s.clone()),
-                    toml::Value::Integer(i) => Ok(i.to_string()),
-                    other => Err(Invalid::new(
-                        k.clone(),
-                        format!("expected a string, got {}", other.type_str()),
-                    )),
-                }
-            };
-            match name.as_str() {
-                "journal_mode" => {
-                    c.journal_mode = one_of(
-                        &text()?,
-                        &["wal", "delete", "truncate", "persist", "memory"],
-                        &k,
-                    )?
-                }
-                "synchronous" => {
-                    c.synchronous = one_of(&text()?, &["off", "normal", "full", "extra"], &k)?
-                }
-                "busy_timeout" => {
-                    c.busy_timeout_ms = parse_duration(&text()?)
-                        .map_err(|m| Invalid::new(k.clone(), m))?
-                        .as_millis() as u64
-                }
-                "cache_size" => {
-                    c.cache_size_bytes =
-                        Some(parse_size(&text()?).map_err(|m| Invalid::new(k.clone(), m))?)
-                }
-                "mmap_size" => {
-                    c.mmap_size_bytes =
-                        Some(parse_size(&text()?).map_err(|m| Invalid::new(k.clone(), m))?)
-                }
-                "page_size" => {
-                    let v = match value {
-                        toml::Value::Integer(i) => *i,
-                        other => {
-                            return Err(Invalid::new(
-                                k,
-                                format!("expected an integer, got {}", other.type_str()),
-                            ));
-                        }
-                    };
-                    if !(512..=65536).contains(&v) || (v & (v - 1)) != 0 {
-                        return Err(Invalid::new(
-                            k,
-                            format!("must be a power of two from 512 to 65536, got {v}"),
-                        ));
-                    }
-                    c.page_size = Some(v as u32);
-                }
-                _ => {
-                    return Err(Invalid::new(
-                        k,
-                        format!("unknown setting for engine sqlite; known: {KNOWN}"),
-                    ));
-                }
-            }
-        }
-        Ok(c)
+    /// The schema of `[instance.config]` as written (`SqliteSettings`), registered with `generator`.
+    pub fn settings_schema(generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<SqliteSettings>()
     }
-}
 
-fn one_of(v: &str, allowed: &[&str], key: &KeyPath) -> Result<String, Invalid> {
-    let lower = v.to_ascii_lowercase();
-    if allowed.contains(&lower.as_str()) {
-        Ok(lower)
-    } else {
-        Err(Invalid::new(
-            key.clone(),
-            format!(
-                "unknown value {v:?}; expected one of {}",
-                allowed.join(", ")
-            ),
-        ))
+    /// Read `[instance.config]` (the table at `key`) as `SqliteSettings` and resolve it.
+    pub fn from_table(t: &toml::Table, key: &KeyPath) -> Result<Self, Invalid> {
+        let s: SqliteSettings = settings::from_table(t, key, "engine sqlite")?;
+        let page_size = match s.page_size {
+            Some(v) if !(512..=65536).contains(&v) || (v & (v - 1)) != 0 => {
+                return Err(Invalid::new(
+                    key.key("page_size"),
+                    format!("must be a power of two from 512 to 65536, got {v}"),
+                ));
+            }
+            v => v.map(|v| v as u32),
+        };
+        Ok(SqliteConfig {
+            journal_mode: settings::name(&s.journal_mode.map_or(JournalMode::Wal, |m| m.0)),
+            synchronous: settings::name(&s.synchronous.map_or(Synchronous::Full, |m| m.0)),
+            busy_timeout_ms: s.busy_timeout.map_or(30_000, |p| p.0.as_millis() as u64),
+            cache_size_bytes: s.cache_size.map(|b| b.0),
+            mmap_size_bytes: s.mmap_size.map(|b| b.0),
+            page_size,
+        })
     }
 }
 
