@@ -284,6 +284,8 @@ struct Row {
 /// A table of the scenario file (the file itself, `[workload]`, `[[instance]]`, ...).
 struct Section {
     path: String,
+    /// When the table's keys depend on a sibling's value: `engine = "sqlite"`.
+    condition: Option<String>,
     description: String,
     rows: Vec<Row>,
 }
@@ -294,7 +296,7 @@ pub fn scenario_reference() -> String {
     let schema: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
     let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
     let mut sections = Vec::new();
-    walk_table(&schema, "", &defs, &mut sections);
+    walk_table(&schema, ("", None), &defs, &mut sections);
     let mut out = header(
         "Scenario file reference",
         "scenario",
@@ -330,7 +332,14 @@ fn section_title(path: &str) -> String {
 }
 
 fn section_markdown(s: &Section, out: &mut String) {
-    let _ = writeln!(out, "## {}\n", section_title(&s.path));
+    match &s.condition {
+        Some(c) => {
+            let _ = writeln!(out, "## {} when {c}\n", section_title(&s.path));
+        }
+        None => {
+            let _ = writeln!(out, "## {}\n", section_title(&s.path));
+        }
+    }
     if !s.description.is_empty() {
         let _ = writeln!(out, "{}\n", prose(&s.description));
     }
@@ -507,8 +516,59 @@ fn literal_or_text(text: &str) -> String {
     }
 }
 
-/// The rows of one table and, after it, the sections of the tables inside it.
-fn walk_table(node: &Value, path: &str, defs: &Value, sections: &mut Vec<Section>) {
+/// Tables whose keys depend on a sibling's value (`if {engine: const X} then {config: ...}` in
+/// the schema): each table schema with its key path and condition, one per distinct table,
+/// e.g. `engine = "mariadb" or "mysql"`.
+fn conditional_tables(node: &Value, path: &str, defs: &Value) -> Vec<(Value, String, String)> {
+    let mut out: Vec<(Value, String, String, String)> = Vec::new();
+    let branches = node.get("allOf").and_then(Value::as_array);
+    for branch in branches.into_iter().flatten() {
+        let Some((key, value)) = branch
+            .pointer("/if/properties")
+            .and_then(Value::as_object)
+            .and_then(|p| p.iter().find_map(|(k, v)| Some((k, v.get("const")?))))
+        else {
+            continue;
+        };
+        let then = branch
+            .pointer("/then/properties")
+            .and_then(Value::as_object);
+        for (table_key, raw) in then.into_iter().flatten() {
+            let table = resolve(raw, defs);
+            if !is_table(&table) {
+                continue;
+            }
+            let id = format!("{table_key} {raw}");
+            match out.iter_mut().find(|(_, _, _, seen)| *seen == id) {
+                Some(entry) => entry.2.push_str(&format!(" or {value}")),
+                None => out.push((
+                    table,
+                    join_path(path, table_key),
+                    format!("{key} = {value}"),
+                    id,
+                )),
+            }
+        }
+    }
+    out.into_iter().map(|(t, p, c, _)| (t, p, c)).collect()
+}
+
+fn join_path(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The rows of one table and, after it, the sections of the tables inside it (`at` is the
+/// table's key path and the condition under which it has these keys).
+fn walk_table(
+    node: &Value,
+    (path, condition): (&str, Option<String>),
+    defs: &Value,
+    sections: &mut Vec<Section>,
+) {
     let node = resolve(node, defs);
     let props = node.get("properties").and_then(Value::as_object);
     let required: Vec<&str> = node
@@ -527,11 +587,7 @@ fn walk_table(node: &Value, path: &str, defs: &Value, sections: &mut Vec<Section
             .cloned()
             .unwrap_or(Value::Null);
         let prop = resolve(raw, defs);
-        let key_path = if path.is_empty() {
-            key.clone()
-        } else {
-            format!("{path}.{key}")
-        };
+        let key_path = join_path(path, key);
         let (from_text, rest) = split_default(&description(&prop).unwrap_or_default());
         let default = match prop.get("default") {
             Some(Value::Object(_)) | None => from_text.map(|d| literal_or_text(&d)),
@@ -559,8 +615,10 @@ fn walk_table(node: &Value, path: &str, defs: &Value, sections: &mut Vec<Section
             }
         }
     }
+    let conditional = conditional_tables(&node, path, defs);
     sections.push(Section {
         path: path.to_string(),
+        condition,
         description: if path.is_empty() {
             String::new()
         } else {
@@ -569,7 +627,10 @@ fn walk_table(node: &Value, path: &str, defs: &Value, sections: &mut Vec<Section
         rows,
     });
     for (child, child_path) in nested {
-        walk_table(&child, &child_path, defs, sections);
+        walk_table(&child, (&child_path, None), defs, sections);
+    }
+    for (child, child_path, condition) in conditional {
+        walk_table(&child, (&child_path, Some(condition)), defs, sections);
     }
 }
 
@@ -643,10 +704,16 @@ mod tests {
             "`curve[].slo.p99`",
             "`sweep[].submit_batch`",
             "`target.path`",
+            "`instance[].config.shared_buffers`",
+            "`instance[].config.journal_mode`",
         ] {
             assert!(page.contains(&format!("| {key} |")), "missing {key}");
         }
         assert!(page.contains("## `[[instance]]`"));
+        assert!(
+            page.contains("## `[instance.config]` when engine = \"mariadb\" or \"mysql\""),
+            "one section per engine's settings, engines sharing them named together"
+        );
         assert!(page.contains("## `[curve.slo]`"));
         assert!(
             page.contains("- `mssql`: Microsoft SQL Server"),
