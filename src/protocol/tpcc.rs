@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::engine::{Connector, EngineError, Rows, Session, StmtId};
+use crate::engines::{Connector, EngineError, Rows, Session, StmtId};
 use crate::report::tpcc::InstanceCheck;
 use crate::scenario::Plan;
 use crate::scenario::plan::PlanInstance;
@@ -21,7 +21,7 @@ impl<C: Connector> NewOrderProbe<C> {
     pub async fn open(plan: &Plan, connectors: &[Arc<C>]) -> Self {
         let mut sessions = Vec::new();
         for (c, inst) in connectors.iter().zip(&plan.instances) {
-            let sql = schema::statements(inst.engine)
+            let sql = schema::statements(inst.engine.dialect())
                 .map(|st| st.render("sum_next_o_id", &[]))
                 .ok();
             let opened = match sql {
@@ -79,7 +79,7 @@ pub async fn check_instance<C: Connector>(
     inst: &PlanInstance,
     warehouses: u32,
 ) -> Result<Vec<InstanceCheck>, String> {
-    let st = schema::checks(inst.engine)?;
+    let st = schema::checks(inst.engine.dialect())?;
     let fail = |e: EngineError| format!("instance {}: consistency checks: {e}", inst.name);
     let mut s = c.connect().await.map_err(fail)?;
     let results = check::run_checks(&mut s, &st, warehouses)

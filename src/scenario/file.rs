@@ -2,7 +2,7 @@
 //! `deny_unknown_fields` everywhere. Numbers that must be positive are read as signed so a
 //! negative value gets a precise message from validation instead of a type error.
 
-use crate::engine::EngineKind;
+use crate::engines::EngineKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
