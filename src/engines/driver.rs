@@ -3,8 +3,8 @@
 //! the `Engine` trait each engine folder implements (with `server::Server` for a server engine)
 //! and its `EngineOps` table of names, capabilities and plain functions, and `dispatch`: the one
 //! `match` on `EngineKind` in the crate, which hands a visitor the engine's type. Adding an
-//! engine is a folder under `engines/`, a variant here and in `EngineConfig`, and an arm in
-//! `dispatch`.
+//! engine is a folder under `engines/`, and here a variant of `EngineKind` and of
+//! `EngineConfig` and an arm in `dispatch`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,8 +12,8 @@ use std::pin::Pin;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::Connector;
 use super::server::Server;
-use super::{Connector, EngineConfig};
 use crate::config::{Invalid, KeyPath};
 
 /// Engines this build can drive.
@@ -30,6 +30,29 @@ pub enum EngineKind {
     Postgres,
     /// Microsoft SQL Server (sqlservr on Linux), private on the target or external.
     Mssql,
+}
+
+/// Engine settings from `[instance.config]`, validated per engine.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineConfig {
+    Sqlite(super::sqlite::SqliteConfig),
+    /// MySQL and MariaDB share their settings.
+    Mysql(super::mysql::MysqlConfig),
+    Postgres(super::postgres::PostgresConfig),
+    Mssql(super::mssql::MssqlConfig),
+}
+
+impl EngineConfig {
+    /// `[instance.config]` of a `kind` instance (none: every default), validated by its engine.
+    pub fn from_table(
+        kind: EngineKind,
+        table: Option<&toml::Table>,
+        key: &KeyPath,
+    ) -> Result<Self, Invalid> {
+        let empty = toml::Table::new();
+        (kind.ops().parse_config)(table.unwrap_or(&empty), key)
+    }
 }
 
 /// Hands `visitor` the engine type of `kind`: the one place that names every engine.
@@ -109,6 +132,9 @@ impl Dialect {
     }
 }
 
+/// What an engine found wrong in an external server's URL.
+pub type UrlProblem = Box<dyn std::error::Error + Send + Sync>;
+
 /// An engine as data: names, capabilities, and the functions that need no connection.
 #[derive(Debug)]
 pub struct EngineOps {
@@ -131,7 +157,7 @@ pub struct EngineOps {
     /// `[instance.config]` validated into the engine's settings.
     pub parse_config: fn(&toml::Table, &KeyPath) -> Result<EngineConfig, Invalid>,
     /// What the engine checks in an external server's URL beyond its scheme.
-    pub check_url: fn(&str) -> Result<(), String>,
+    pub check_url: fn(&str) -> Result<(), UrlProblem>,
     /// Bytes on disk for one instance's sysbench tables: loaded rows, with the `k` index.
     pub estimate_sysbench_bytes: fn(u64, bool) -> u64,
     /// Bytes on disk for one instance's TPC-C tables with this many warehouses.
@@ -140,7 +166,7 @@ pub struct EngineOps {
 
 impl EngineOps {
     /// A URL needs no more than its scheme.
-    pub fn any_url(_url: &str) -> Result<(), String> {
+    pub fn any_url(_url: &str) -> Result<(), UrlProblem> {
         Ok(())
     }
 

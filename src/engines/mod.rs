@@ -1,9 +1,9 @@
 //! The engines drivebench drives, one folder each (`sqlite`, `mysql` for MariaDB and MySQL,
 //! `postgres`, `mssql`), and what they share: the `Connector`/`Session` abstraction that
 //! workloads and clients see, our own `Value` and `Rows`, errors classified into `ErrorClass`,
-//! `Execution` and its `runner`, named `statements`, the plan's `EngineConfig`, and in `driver`
-//! the `Engine` trait, its `EngineOps` table and `dispatch`, the one `match` on `EngineKind`.
-//! `server` is the private-server lifecycle the three server engines share. Nothing here reads
+//! `Execution` and its `runner`, named `statements`, and in `driver` the closed sets of
+//! engines (`EngineKind`, the plan's `EngineConfig`), the `Engine` trait, its `EngineOps`
+//! table and `dispatch`, the one `match` on `EngineKind`. `server` is the private-server lifecycle the three server engines share. Nothing here reads
 //! a plan: the protocol hands engines what they need.
 
 mod driver;
@@ -20,10 +20,9 @@ use std::future::Future;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Invalid, KeyPath};
 pub use driver::{
-    Advice, BoxFuture, Dialect, Embedded, Engine, EngineKind, EngineOps, EngineVisitor,
-    PreflightInstance, PreflightRun, Severity, dispatch,
+    Advice, BoxFuture, Dialect, Embedded, Engine, EngineConfig, EngineKind, EngineOps,
+    EngineVisitor, PreflightInstance, PreflightRun, Severity, UrlProblem, dispatch,
 };
 pub use statements::Statements;
 
@@ -279,34 +278,20 @@ pub trait Connector: Send + Sync + 'static {
     fn version(&self) -> String;
 }
 
-/// Engine settings from `[instance.config]`, validated per engine.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineConfig {
-    Sqlite(sqlite::SqliteConfig),
-    /// MySQL and MariaDB share their settings.
-    Mysql(mysql::MysqlConfig),
-    Postgres(postgres::PostgresConfig),
-    Mssql(mssql::MssqlConfig),
-}
-
-impl EngineConfig {
-    /// `[instance.config]` of a `kind` instance (none: every default), validated by its engine.
-    pub fn from_table(
-        kind: EngineKind,
-        table: Option<&toml::Table>,
-        key: &KeyPath,
-    ) -> Result<Self, Invalid> {
-        let empty = toml::Table::new();
-        (kind.ops().parse_config)(table.unwrap_or(&empty), key)
-    }
+/// A value in rows declared [`BulkText::Plain`] that plain text cannot carry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotPlain {
+    #[error("a NULL value in rows declared plain")]
+    Null,
+    #[error("text {0:?} in rows declared plain needs escaping")]
+    Escape(String),
 }
 
 /// Rows in the text format MySQL's LOAD DATA reads: tab-separated, newline-terminated. `Any`
 /// rows get backslash escapes and `\N` for NULL; `Plain` rows go as they are, for a reader with
 /// no escape character, and a NULL, or a tab, newline or backslash in a text, is an error naming
 /// the value.
-pub fn tsv(rows: &[Value], width: usize, text: BulkText) -> Result<Vec<u8>, String> {
+pub fn tsv(rows: &[Value], width: usize, text: BulkText) -> Result<Vec<u8>, NotPlain> {
     let mut out = Vec::with_capacity(rows.len() * 48);
     let mut num = itoa::Buffer::new();
     for row in rows.chunks(width.max(1)) {
@@ -315,9 +300,7 @@ pub fn tsv(rows: &[Value], width: usize, text: BulkText) -> Result<Vec<u8>, Stri
                 out.push(b'\t');
             }
             match v {
-                Value::Null if text == BulkText::Plain => {
-                    return Err("a NULL value in rows declared plain".into());
-                }
+                Value::Null if text == BulkText::Plain => return Err(NotPlain::Null),
                 Value::Null => out.extend_from_slice(b"\\N"),
                 Value::Int(n) => out.extend_from_slice(num.format(*n).as_bytes()),
                 Value::Float(f) => out.extend_from_slice(f.to_string().as_bytes()),
@@ -325,7 +308,7 @@ pub fn tsv(rows: &[Value], width: usize, text: BulkText) -> Result<Vec<u8>, Stri
                     out.extend_from_slice(t.as_bytes())
                 }
                 Value::Text(t) if text == BulkText::Plain => {
-                    return Err(format!("text {t:?} in rows declared plain needs escaping"));
+                    return Err(NotPlain::Escape(t.clone()));
                 }
                 Value::Text(t) => {
                     for &b in t.as_bytes() {

@@ -4,6 +4,13 @@
 
 use std::collections::HashMap;
 
+/// A statements file without a single `-- name:` block.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: no `-- name:` blocks")]
+pub struct NoStatements {
+    pub file: &'static str,
+}
+
 #[derive(Debug, Clone)]
 pub struct Statements {
     source: &'static str,
@@ -12,7 +19,7 @@ pub struct Statements {
 
 impl Statements {
     /// Parse a statements file; `source` names it in errors.
-    pub fn parse(source: &'static str, text: &str) -> Result<Self, String> {
+    pub fn parse(source: &'static str, text: &str) -> Result<Self, NoStatements> {
         let mut by_name = HashMap::new();
         let mut current: Option<(String, String)> = None;
         for line in text.lines() {
@@ -32,7 +39,7 @@ impl Statements {
             by_name.insert(n, body.trim().to_string());
         }
         if by_name.is_empty() {
-            return Err(format!("{source}: no `-- name:` blocks"));
+            return Err(NoStatements { file: source });
         }
         Ok(Statements { source, by_name })
     }

@@ -87,8 +87,12 @@ pub async fn load_instance<C: Connector>(
         name: plan.instances[index].name.clone(),
         reload: mode == PrepareMode::Always,
         never_load: mode == PrepareMode::Never,
-        schema: Arc::new(tpcc_schema::schema(dialect).map_err(LoadFailure::Failed)?),
-        statements: Arc::new(tpcc_schema::statements(dialect).map_err(LoadFailure::Failed)?),
+        schema: Arc::new(
+            tpcc_schema::schema(dialect).map_err(|e| LoadFailure::Failed(e.to_string()))?,
+        ),
+        statements: Arc::new(
+            tpcc_schema::statements(dialect).map_err(|e| LoadFailure::Failed(e.to_string()))?,
+        ),
         warehouses: o.warehouses,
         params: Arc::new(load_params(plan.seed, timestamp_now())),
         instance: index as u64,

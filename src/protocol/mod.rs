@@ -97,7 +97,7 @@ async fn run_embedded<E: Embedded>(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending 
     for inst in &plan.instances {
         let config = match servers::config_of::<E>(inst) {
             Ok(c) => c,
-            Err(e) => return Ending::Failed(e),
+            Err(e) => return Ending::Failed(e.to_string()),
         };
         let dir = target.join(&inst.name);
         if let Err(e) = std::fs::create_dir_all(&dir) {

@@ -132,7 +132,7 @@ async fn reach_embedded<E: Embedded>(
     r: &RunReport,
     inst: &PlanInstance,
 ) -> Result<E::Connector, String> {
-    let config = config_of::<E>(inst)?;
+    let config = config_of::<E>(inst).map_err(|e| e.to_string())?;
     let dir = data_dir(r, inst);
     let file = E::data_file(&dir);
     if !file.is_file() {
@@ -183,7 +183,8 @@ async fn reach_server<E: Server>(
             }
         },
     };
-    let connect = E::connect(config_of::<E>(inst)?, &url, password.as_deref());
+    let config = config_of::<E>(inst).map_err(|e| e.to_string())?;
+    let connect = E::connect(config, &url, password.as_deref());
     match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
         Ok(Ok(c)) => Ok(c),
         Ok(Err(e)) => Err(format!("{url}: {e}")),

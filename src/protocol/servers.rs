@@ -11,9 +11,9 @@ use std::sync::atomic::AtomicU64;
 use tokio_util::sync::CancellationToken;
 
 use super::prebuilt;
-use super::{Ending, InstanceExtras, RunCtx, run_with};
-use crate::engines::Engine;
-use crate::engines::server::{Demand, PasswordError, Server, external_password};
+use super::{Ending, InstanceExtras, LoadFailure, RunCtx, run_with};
+use crate::engines::server::{Demand, PasswordError, ProvisionError, Server, external_password};
+use crate::engines::{Engine, EngineError};
 use crate::report::live::Console;
 use crate::report::result::CopyReport;
 use crate::scenario::Plan;
@@ -37,15 +37,53 @@ pub fn demand(plan: &Plan) -> Demand {
     }
 }
 
+/// An instance whose settings are another engine's than the one the run drives.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("instance {instance}: not a {engine} configuration")]
+pub struct NotConfigured {
+    pub instance: String,
+    pub engine: &'static str,
+}
+
 /// `inst`'s settings for engine `E`, or why it has none.
-pub(crate) fn config_of<E: Engine>(inst: &PlanInstance) -> Result<&E::Config, String> {
-    E::config(&inst.config).ok_or_else(|| {
-        format!(
-            "instance {}: not a {} configuration",
-            inst.name,
-            E::OPS.title
-        )
+pub(crate) fn config_of<E: Engine>(inst: &PlanInstance) -> Result<&E::Config, NotConfigured> {
+    E::config(&inst.config).ok_or_else(|| NotConfigured {
+        instance: inst.name.clone(),
+        engine: E::OPS.title,
     })
+}
+
+/// Why the pre-built database could not be built or copied into an instance.
+#[derive(Debug, thiserror::Error)]
+pub enum PrebuiltError {
+    #[error("{}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Copying its data into an instance's directory failed.
+    #[error("{0}")]
+    Copy(String),
+    #[error("{0}")]
+    Task(#[from] tokio::task::JoinError),
+    #[error(transparent)]
+    NotConfigured(#[from] NotConfigured),
+    #[error("pre-built load: {0}")]
+    Start(#[source] ProvisionError),
+    #[error("{0}")]
+    Connect(#[from] EngineError),
+    #[error("{0}")]
+    Load(#[from] LoadFailure),
+    #[error("pre-built server did not stop cleanly: {0}")]
+    Stop(#[source] ProvisionError),
+}
+
+impl PrebuiltError {
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.to_path_buf();
+        move |source| PrebuiltError::Io { path, source }
+    }
 }
 
 /// Run the plan on engine `E`'s servers.
@@ -55,7 +93,7 @@ pub(crate) async fn run_kind<K: Server>(plan: &Plan, ctx: &mut RunCtx<'_>) -> En
     let mut servers: Vec<(usize, K::Instance)> = Vec::new();
     let copies = match copy_prebuilt::<K>(plan, &demand, ctx).await {
         Ok(c) => c,
-        Err(e) => return Ending::Failed(e),
+        Err(e) => return Ending::Failed(e.to_string()),
     };
     let mut starts = Vec::new();
     for (i, inst) in plan.instances.iter().enumerate() {
@@ -64,7 +102,7 @@ pub(crate) async fn run_kind<K: Server>(plan: &Plan, ctx: &mut RunCtx<'_>) -> En
         }
         let config = match config_of::<K>(inst) {
             Ok(c) => c.clone(),
-            Err(e) => return Ending::Failed(e),
+            Err(e) => return Ending::Failed(e.to_string()),
         };
         let (name, dir) = (inst.name.clone(), target.join(&inst.name));
         ctx.console
@@ -119,7 +157,7 @@ async fn connect_and_run<K: Server>(
         };
         let config = match config_of::<K>(inst) {
             Ok(c) => c,
-            Err(e) => return Ending::Failed(e),
+            Err(e) => return Ending::Failed(e.to_string()),
         };
         let connector = match K::connect(config, &url, password.as_deref()).await {
             Ok(c) => c,
@@ -145,7 +183,7 @@ async fn copy_prebuilt<K: Server>(
     plan: &Plan,
     demand: &Demand,
     ctx: &mut RunCtx<'_>,
-) -> Result<Vec<Option<CopyReport>>, String> {
+) -> Result<Vec<Option<CopyReport>>, PrebuiltError> {
     let mut copies = vec![None; plan.instances.len()];
     let Some((first, dir)) = plan.instances.iter().find_map(|i| {
         i.prebuilt_dir
@@ -171,11 +209,10 @@ async fn copy_prebuilt<K: Server>(
             Path::new(&plan.target_path).join(&inst.name),
         );
         let copied = tokio::task::spawn_blocking(move || {
-            std::fs::create_dir_all(&to).map_err(|e| format!("{}: {e}", to.display()))?;
-            prebuilt::copy_into(&src, &to)
+            std::fs::create_dir_all(&to).map_err(PrebuiltError::io(&to))?;
+            prebuilt::copy_into(&src, &to).map_err(PrebuiltError::Copy)
         })
-        .await
-        .map_err(|e| e.to_string())??;
+        .await??;
         if let Some(c) = &copied {
             ctx.console.line(&format!(
                 "{}: copied the pre-built database ({}) in {:.1} s, {}/s",
@@ -233,20 +270,19 @@ async fn build_prebuilt<K: Server>(
     dir: &Path,
     demand: &Demand,
     cancel: &CancellationToken,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, PrebuiltError> {
     let done = dir.join(prebuilt::key(plan));
     if done.join("data").is_dir() {
         return Ok(done);
     }
     let building = dir.join(format!("{}.building", prebuilt::key(plan)));
     let _ = std::fs::remove_dir_all(&building);
-    std::fs::create_dir_all(&building).map_err(|e| format!("{}: {e}", building.display()))?;
+    std::fs::create_dir_all(&building).map_err(PrebuiltError::io(&building))?;
     let config = config_of::<K>(inst)?.clone();
     let (name, demand, b) = (inst.name.clone(), *demand, building.clone());
     let mut server = tokio::task::spawn_blocking(move || K::start(&name, &config, &demand, &b))
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("pre-built load: {e}"))?;
+        .await?
+        .map_err(PrebuiltError::Start)?;
     let index = plan
         .instances
         .iter()
@@ -258,8 +294,7 @@ async fn build_prebuilt<K: Server>(
             &K::url(&server),
             K::password(&server).as_deref(),
         )
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
         super::load_instance(
             plan,
             Arc::new(connector),
@@ -269,15 +304,13 @@ async fn build_prebuilt<K: Server>(
             cancel.clone(),
         )
         .await
-        .map_err(|e| e.to_string())
+        .map_err(PrebuiltError::Load)
     }
     .await;
-    let stopped = tokio::task::spawn_blocking(move || K::stop(&mut server))
-        .await
-        .map_err(|e| e.to_string())?;
+    let stopped = tokio::task::spawn_blocking(move || K::stop(&mut server)).await?;
     let report = loaded?;
-    stopped.map_err(|e| format!("pre-built server did not stop cleanly: {e}"))?;
-    std::fs::rename(&building, &done).map_err(|e| format!("{}: {e}", done.display()))?;
+    stopped.map_err(PrebuiltError::Stop)?;
+    std::fs::rename(&building, &done).map_err(PrebuiltError::io(&done))?;
     tracing::info!(
         "pre-built {} loaded: {} rows at {:.0} rows/s",
         done.display(),

@@ -79,7 +79,7 @@ pub async fn check_instance<C: Connector>(
     inst: &PlanInstance,
     warehouses: u32,
 ) -> Result<Vec<InstanceCheck>, String> {
-    let st = schema::checks(inst.engine.dialect())?;
+    let st = schema::checks(inst.engine.dialect()).map_err(|e| e.to_string())?;
     let fail = |e: EngineError| format!("instance {}: consistency checks: {e}", inst.name);
     let mut s = c.connect().await.map_err(fail)?;
     let results = check::run_checks(&mut s, &st, warehouses)

@@ -267,7 +267,8 @@ fn check_provision(
                 ));
             };
             check_url(url, scheme, &k.key("url"))?;
-            (s.engine.ops().check_url)(url).map_err(|m| Invalid::new(k.key("url"), m))?;
+            (s.engine.ops().check_url)(url)
+                .map_err(|m| Invalid::new(k.key("url"), m.to_string()))?;
             if count > 1 {
                 return Err(Invalid::new(
                     k.key("count"),

@@ -34,7 +34,7 @@ pub async fn probe(
     password: Option<&str>,
     config: &MssqlConfig,
 ) -> Result<ServerFacts, EngineError> {
-    let url = MssqlUrl::parse(url).map_err(|m| EngineError::fatal("URL", m))?;
+    let url = MssqlUrl::parse(url).map_err(|m| EngineError::fatal("URL", m.to_string()))?;
     let mut c = open(url.config("master", password, config.command_timeout())).await?;
     let number = |v: Option<Value>| {
         v.and_then(|v| v.as_i64())

@@ -11,6 +11,7 @@ use crate::config::{Invalid, KeyPath};
 use crate::engines::server::{Demand, LimitError, Probe, ProvisionError, START_TIMEOUT, Server};
 use crate::engines::{
     Advice, Connector, Dialect, Engine, EngineConfig, EngineError, EngineOps, PreflightRun,
+    UrlProblem,
 };
 
 /// `engine = "mssql"`.
@@ -40,8 +41,8 @@ fn parse_config(table: &toml::Table, key: &KeyPath) -> Result<EngineConfig, Inva
     MssqlConfig::from_table(table, key).map(EngineConfig::Mssql)
 }
 
-fn check_url(url: &str) -> Result<(), String> {
-    MssqlUrl::parse(url).map(|_| ())
+fn check_url(url: &str) -> Result<(), UrlProblem> {
+    MssqlUrl::parse(url).map(|_| ()).map_err(Into::into)
 }
 
 pub fn settings(config: &MssqlConfig) -> MssqlSettings {

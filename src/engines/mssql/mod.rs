@@ -1,4 +1,6 @@
-//! Microsoft SQL Server through tiberius (TDS 7.3+, rustls): one connection per virtual client,
+//! Microsoft SQL Server (`engine`: its `Engine` and `Server`; `server`: private sqlservr
+//! instances; `preflight`: what `plan` learns before a run; `config`: its settings), through
+//! tiberius (TDS 7.3+, rustls): one connection per virtual client,
 //! every statement sent as a parameterised `sp_executesql` request whose text and parameter
 //! declaration never change (SQL Server's plan cache, keyed by both, is reused: tiberius does
 //! not prepare handles), `@P1..@Pn` placeholders, and T-SQL `BEGIN TRAN` / `COMMIT` /
@@ -95,7 +97,7 @@ impl MssqlConnector {
         password: Option<&str>,
         config: &MssqlConfig,
     ) -> Result<Self, EngineError> {
-        let url = MssqlUrl::parse(url).map_err(|m| EngineError::fatal("URL", m))?;
+        let url = MssqlUrl::parse(url).map_err(|m| EngineError::fatal("URL", m.to_string()))?;
         let timeout = config.command_timeout();
         let mut admin = open(url.config("master", password, timeout))
             .await

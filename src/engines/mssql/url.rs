@@ -34,35 +34,65 @@ pub struct MssqlUrl {
     pub trust_server_certificate: bool,
 }
 
-fn flag(key: &str, v: &str) -> Result<bool, String> {
+/// What is wrong with a SQL Server URL or database name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    #[error("expected mssql://user@host:port/db, got {url:?}")]
+    Scheme { url: String },
+    #[error("the url must not contain a password; use password_env or password_file")]
+    Password,
+    #[error("unclosed [ in {hostport:?}")]
+    UnclosedBracket { hostport: String },
+    #[error("no host in {url:?}")]
+    NoHost { url: String },
+    #[error(
+        "named instances (host\\instance) need the SQL Browser; give the instance's TCP port instead"
+    )]
+    NamedInstance,
+    #[error("port {port:?} is not a TCP port")]
+    Port { port: String },
+    #[error("database name {name:?}: use letters, digits and _ (not starting with a digit)")]
+    DatabaseName { name: String },
+    #[error("encrypt={value}: expected required, off (login only) or none")]
+    Encrypt { value: String },
+    #[error("{key}={value}: expected true or false")]
+    Flag { key: String, value: String },
+    #[error("unknown url parameter {key:?}; known: encrypt, trust_server_certificate")]
+    UnknownParameter { key: String },
+}
+
+fn flag(key: &str, v: &str) -> Result<bool, UrlError> {
     match v.to_ascii_lowercase().as_str() {
         "true" | "yes" | "1" => Ok(true),
         "false" | "no" | "0" => Ok(false),
-        _ => Err(format!("{key}={v}: expected true or false")),
+        _ => Err(UrlError::Flag {
+            key: key.to_string(),
+            value: v.to_string(),
+        }),
     }
 }
 
 impl MssqlUrl {
-    pub fn parse(url: &str) -> Result<Self, String> {
+    pub fn parse(url: &str) -> Result<Self, UrlError> {
         let rest = url
             .strip_prefix("mssql://")
             .or_else(|| url.strip_prefix("sqlserver://"))
-            .ok_or_else(|| format!("expected mssql://user@host:port/db, got {url:?}"))?;
+            .ok_or_else(|| UrlError::Scheme {
+                url: url.to_string(),
+            })?;
         let (main, query) = rest.split_once('?').unwrap_or((rest, ""));
         let (authority, path) = main.split_once('/').unwrap_or((main, ""));
         let (user, hostport) = match authority.rsplit_once('@') {
-            Some((u, _)) if u.contains(':') => {
-                return Err(
-                    "the url must not contain a password; use password_env or password_file".into(),
-                );
-            }
+            Some((u, _)) if u.contains(':') => return Err(UrlError::Password),
             Some((u, h)) => (u.to_string(), h),
             None => (DEFAULT_USER.to_string(), authority),
         };
         let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
             let (h, after) = v6
                 .split_once(']')
-                .ok_or_else(|| format!("unclosed [ in {hostport:?}"))?;
+                .ok_or_else(|| UrlError::UnclosedBracket {
+                    hostport: hostport.to_string(),
+                })?;
             (h.to_string(), after.strip_prefix(':'))
         } else {
             match hostport.rsplit_once(':') {
@@ -71,13 +101,12 @@ impl MssqlUrl {
             }
         };
         if host.is_empty() {
-            return Err(format!("no host in {url:?}"));
+            return Err(UrlError::NoHost {
+                url: url.to_string(),
+            });
         }
         if host.contains('\\') {
-            return Err(
-                "named instances (host\\instance) need the SQL Browser; give the instance's TCP port instead"
-                    .into(),
-            );
+            return Err(UrlError::NamedInstance);
         }
         let port = match port {
             None | Some("") => DEFAULT_PORT,
@@ -85,7 +114,9 @@ impl MssqlUrl {
                 .parse::<u16>()
                 .ok()
                 .filter(|p| *p > 0)
-                .ok_or_else(|| format!("port {p:?} is not a TCP port"))?,
+                .ok_or_else(|| UrlError::Port {
+                    port: p.to_string(),
+                })?,
         };
         let database = path.trim_end_matches('/');
         let database = if database.is_empty() {
@@ -115,17 +146,15 @@ impl MssqlUrl {
                         "off" | "false" | "no" => Encrypt::LoginOnly,
                         "none" | "not_supported" => Encrypt::None,
                         _ => {
-                            return Err(format!(
-                                "encrypt={v}: expected required, off (login only) or none"
-                            ));
+                            return Err(UrlError::Encrypt {
+                                value: v.to_string(),
+                            });
                         }
                     }
                 }
                 "trust_server_certificate" => out.trust_server_certificate = flag(k, v)?,
                 _ => {
-                    return Err(format!(
-                        "unknown url parameter {k:?}; known: encrypt, trust_server_certificate"
-                    ));
+                    return Err(UrlError::UnknownParameter { key: k.to_string() });
                 }
             }
         }
@@ -177,16 +206,16 @@ impl MssqlUrl {
 }
 
 /// Database names are put into T-SQL as `[name]`: letters, digits and `_` only.
-pub fn check_database_name(name: &str) -> Result<(), String> {
+pub fn check_database_name(name: &str) -> Result<(), UrlError> {
     if name.len() <= 128
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !name.starts_with(|c: char| c.is_ascii_digit())
     {
         Ok(())
     } else {
-        Err(format!(
-            "database name {name:?}: use letters, digits and _ (not starting with a digit)"
-        ))
+        Err(UrlError::DatabaseName {
+            name: name.to_string(),
+        })
     }
 }
 
@@ -238,7 +267,7 @@ mod tests {
             ("mssql://sa@db1/bad-name", "database name"),
             ("mssql://sa@db1\\SQLEXPRESS/x", "named instances"),
         ] {
-            let e = MssqlUrl::parse(url).unwrap_err();
+            let e = MssqlUrl::parse(url).unwrap_err().to_string();
             assert!(e.contains(want), "{url}: {e}");
         }
     }

@@ -1,4 +1,5 @@
-//! MySQL and MariaDB. mysql_async sets an instance up (creates the database, reads the version
+//! The MySQL family: one engine, MariaDB and MySQL its flavours (`engine`: its `Engine` and
+//! `Server`; `server`: private mariadbd/mysqld instances; `config`: its settings). mysql_async sets an instance up (creates the database, reads the version
 //! and server variables); the benchmark sessions speak the protocol through drivebench's own
 //! client in `wire`: one connection per virtual client held for the whole run, server-side
 //! prepared statements prepared once per connection, BEGIN/COMMIT/ROLLBACK over the text
@@ -305,10 +306,10 @@ mod tests {
                 2,
                 BulkText::Plain,
             );
-            assert!(e.unwrap_err().contains("needs escaping"));
+            assert!(e.unwrap_err().to_string().contains("needs escaping"));
         }
         let e = crate::engines::tsv(&[Value::Int(1), Value::Null], 2, BulkText::Plain);
-        assert!(e.unwrap_err().contains("NULL"));
+        assert!(e.unwrap_err().to_string().contains("NULL"));
     }
 
     #[test]

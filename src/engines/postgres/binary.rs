@@ -10,23 +10,40 @@ const NUMERIC_NAN: u16 = 0xC000;
 const PG_EPOCH_DAYS: i64 = 10_957;
 const MICROS_PER_DAY: i64 = 86_400_000_000;
 
+/// A value that has no binary form of the type asked, or bytes that are not one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BinaryError {
+    #[error("{0} has no NUMERIC form")]
+    NotFinite(f64),
+    #[error("{0:?} is not a decimal number")]
+    NotDecimal(String),
+    #[error("truncated NUMERIC")]
+    TruncatedNumeric,
+    #[error("NUMERIC: {0}")]
+    Numeric(#[from] std::num::ParseFloatError),
+    #[error("{0:?} is not a timestamp (YYYY-MM-DD HH:MM:SS[.ffffff])")]
+    NotTimestamp(String),
+    #[error("TIMESTAMP is 8 bytes")]
+    TimestampSize,
+}
+
 /// NUMERIC for a finite `f`, with as many decimals as its shortest exact display.
-pub fn put_numeric(f: f64, out: &mut BytesMut) -> Result<(), String> {
+pub fn put_numeric(f: f64, out: &mut BytesMut) -> Result<(), BinaryError> {
     if !f.is_finite() {
-        return Err(format!("{f} has no NUMERIC form"));
+        return Err(BinaryError::NotFinite(f));
     }
     put_numeric_text(&f.to_string(), out)
 }
 
 /// NUMERIC from decimal text such as "-123.4500".
-pub fn put_numeric_text(text: &str, out: &mut BytesMut) -> Result<(), String> {
+pub fn put_numeric_text(text: &str, out: &mut BytesMut) -> Result<(), BinaryError> {
     let (negative, body) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text),
     };
     let (int, frac) = body.split_once('.').unwrap_or((body, ""));
     if !(int.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit()) {
-        return Err(format!("{text:?} is not a decimal number"));
+        return Err(BinaryError::NotDecimal(text.to_string()));
     }
     let int = int.trim_start_matches('0');
     let group = |s: &str| -> Vec<u16> {
@@ -65,11 +82,11 @@ pub fn put_numeric_text(text: &str, out: &mut BytesMut) -> Result<(), String> {
 }
 
 /// A NUMERIC's value as f64.
-pub fn numeric_to_f64(raw: &[u8]) -> Result<f64, String> {
-    let word = |i: usize| -> Result<u16, String> {
+pub fn numeric_to_f64(raw: &[u8]) -> Result<f64, BinaryError> {
+    let word = |i: usize| -> Result<u16, BinaryError> {
         raw.get(i * 2..i * 2 + 2)
             .map(|b| u16::from_be_bytes([b[0], b[1]]))
-            .ok_or_else(|| "truncated NUMERIC".to_string())
+            .ok_or(BinaryError::TruncatedNumeric)
     };
     let (ndigits, weight, sign) = (word(0)? as usize, word(1)? as i16, word(2)?);
     if sign == NUMERIC_NAN {
@@ -84,9 +101,7 @@ pub fn numeric_to_f64(raw: &[u8]) -> Result<f64, String> {
         return Ok(0.0);
     }
     let exp = 4 * (i64::from(weight) + 1) - 4 * ndigits as i64;
-    let value: f64 = format!("{text}e{exp}")
-        .parse()
-        .map_err(|e| format!("NUMERIC: {e}"))?;
+    let value: f64 = format!("{text}e{exp}").parse()?;
     Ok(if sign == NUMERIC_NEG { -value } else { value })
 }
 
@@ -112,8 +127,8 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 }
 
 /// TIMESTAMP (microseconds since 2000-01-01) from "YYYY-MM-DD HH:MM:SS[.ffffff]".
-pub fn put_timestamp(text: &str, out: &mut BytesMut) -> Result<(), String> {
-    let bad = || format!("{text:?} is not a timestamp (YYYY-MM-DD HH:MM:SS[.ffffff])");
+pub fn put_timestamp(text: &str, out: &mut BytesMut) -> Result<(), BinaryError> {
+    let bad = || BinaryError::NotTimestamp(text.to_string());
     let (date, time) = text.split_once([' ', 'T']).ok_or_else(bad)?;
     let num = |s: &str| s.parse::<i64>().map_err(|_| bad());
     let mut d = date.splitn(3, '-');
@@ -145,10 +160,8 @@ pub fn put_timestamp(text: &str, out: &mut BytesMut) -> Result<(), String> {
 }
 
 /// "YYYY-MM-DD HH:MM:SS[.ffffff]" of a TIMESTAMP's binary form.
-pub fn timestamp_to_text(raw: &[u8]) -> Result<String, String> {
-    let bytes: [u8; 8] = raw
-        .try_into()
-        .map_err(|_| "TIMESTAMP is 8 bytes".to_string())?;
+pub fn timestamp_to_text(raw: &[u8]) -> Result<String, BinaryError> {
+    let bytes: [u8; 8] = raw.try_into().map_err(|_| BinaryError::TimestampSize)?;
     let micros = i64::from_be_bytes(bytes);
     let (days, rest) = (
         micros.div_euclid(MICROS_PER_DAY),

@@ -1,4 +1,5 @@
-//! PostgreSQL through tokio-postgres: one connection (and one `Client`, so nothing is pipelined
+//! PostgreSQL (`engine`: its `Engine` and `Server`; `server`: private clusters; `config`: its
+//! settings), through tokio-postgres: one connection (and one `Client`, so nothing is pipelined
 //! behind the client's back) per virtual client, every statement prepared once per connection,
 //! explicit transactions. Errors by SQLSTATE: 40P01 deadlock, 40001 serialization failure,
 //! 55P03 lock not available and 23505 unique violation (as sysbench's driver) are retryable; a closed connection or class 08 means reconnect.

@@ -59,7 +59,7 @@ pub enum ProvisionError {
     Init {
         dir: PathBuf,
         program: PathBuf,
-        outcome: String,
+        outcome: super::process::Incomplete,
         output_tail: String,
         log_tail: String,
     },
@@ -121,7 +121,7 @@ pub enum ProvisionError {
     Initdb {
         dir: PathBuf,
         program: PathBuf,
-        outcome: String,
+        outcome: super::process::Incomplete,
         log: PathBuf,
         output_tail: String,
     },

@@ -221,15 +221,26 @@ pub fn wait_until_ready(
 /// Run a one-off helper (an installer, initdb) spawned in its own process group until it
 /// exits, for at most `timeout`; on timeout its whole group is killed (it may run a bootstrap
 /// server of its own). The failure reason on error.
-pub fn run_to_completion(child: &mut Child, timeout: Duration) -> Result<(), String> {
+pub fn run_to_completion(child: &mut Child, timeout: Duration) -> Result<(), Incomplete> {
     match wait_for_exit(child, timeout) {
         Ok(Some(status)) if status.success() => Ok(()),
-        Ok(Some(status)) => Err(status.to_string()),
+        Ok(Some(status)) => Err(Incomplete::Exited(status)),
         Ok(None) => {
             kill_group(child.id());
             let _ = child.wait();
-            Err(format!("did not finish within {timeout:?}"))
+            Err(Incomplete::TimedOut(timeout))
         }
-        Err(err) => Err(format!("cannot wait for it: {err}")),
+        Err(err) => Err(Incomplete::Wait(err)),
     }
+}
+
+/// Why a command run to completion did not complete successfully.
+#[derive(Debug, thiserror::Error)]
+pub enum Incomplete {
+    #[error("{0}")]
+    Exited(ExitStatus),
+    #[error("did not finish within {0:?}")]
+    TimedOut(Duration),
+    #[error("cannot wait for it: {0}")]
+    Wait(#[source] std::io::Error),
 }

@@ -1,4 +1,4 @@
-//! Embedded SQLite (rusqlite, bundled): an instance is a database file under
+//! Embedded SQLite (rusqlite, bundled; `engine`: its `Engine`; `config`: its settings): an instance is a database file under
 //! `<target>/<instance-name>/`, one connection per virtual client. Calls block, so sessions are
 //! driven from dedicated threads (`Execution::DedicatedThread`), never from async workers.
 //! SQLite has one writer at a time: its numbers measure the drive through a single-writer engine.

@@ -16,7 +16,8 @@ pub fn procedures(dialect: Dialect) -> Result<Statements, String> {
         Dialect::Mssql => Statements::parse(
             "schemas/tpcc/mssql/procedures.sql",
             include_str!("../../../schemas/tpcc/mssql/procedures.sql"),
-        ),
+        )
+        .map_err(|e| e.to_string()),
         other => Err(format!(
             "TPC-C as stored procedures is for engine mssql, not {}",
             other.dir()

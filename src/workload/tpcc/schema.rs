@@ -4,6 +4,7 @@
 
 use crate::engines::Dialect;
 use crate::engines::Statements;
+use crate::engines::statements::NoStatements;
 
 /// The schema file of an engine.
 pub fn schema_text(dialect: Dialect) -> &'static str {
@@ -42,17 +43,17 @@ pub fn checks_text(dialect: Dialect) -> &'static str {
 }
 
 /// The parsed consistency-check queries of an engine.
-pub fn checks(dialect: Dialect) -> Result<Statements, String> {
+pub fn checks(dialect: Dialect) -> Result<Statements, NoStatements> {
     Statements::parse("schemas/tpcc checks.sql", checks_text(dialect))
 }
 
 /// The parsed transaction statements of an engine.
-pub fn statements(dialect: Dialect) -> Result<Statements, String> {
+pub fn statements(dialect: Dialect) -> Result<Statements, NoStatements> {
     Statements::parse("schemas/tpcc statements.sql", statements_text(dialect))
 }
 
 /// The parsed schema of an engine.
-pub fn schema(dialect: Dialect) -> Result<Statements, String> {
+pub fn schema(dialect: Dialect) -> Result<Statements, NoStatements> {
     Statements::parse("schemas/tpcc schema.sql", schema_text(dialect))
 }
 

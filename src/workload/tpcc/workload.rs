@@ -71,7 +71,7 @@ impl Tpcc {
         let load = load_params(seed, String::new());
         Ok(Tpcc {
             constants: run_constants(seed, &load.constants),
-            statements: schema::statements(dialect)?,
+            statements: schema::statements(dialect).map_err(|e| e.to_string())?,
             procedures: if opts.procedures {
                 Some(procs::procedures(dialect)?)
             } else {

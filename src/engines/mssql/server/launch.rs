@@ -175,7 +175,11 @@ pub fn spawn_and_wait(
 
 /// Apply the `sp_configure` settings over a client connection. Runs its own runtime on a
 /// thread of its own, since the caller is a blocking task.
-pub fn configure(port: u16, password: &str, settings: &MssqlSettings) -> Result<(), String> {
+pub fn configure(
+    port: u16,
+    password: &str,
+    settings: &MssqlSettings,
+) -> Result<(), ConfigureError> {
     let Some(sql) = configure_sql(settings) else {
         return Ok(());
     };
@@ -184,17 +188,29 @@ pub fn configure(port: u16, password: &str, settings: &MssqlSettings) -> Result<
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(ConfigureError::Runtime)?;
         rt.block_on(async {
             let url = format!(
                 "mssql://sa@127.0.0.1:{port}/master?encrypt=off&trust_server_certificate=true"
             );
             let url = crate::engines::mssql::MssqlUrl::parse(&url)?;
-            crate::engines::mssql::run_batch(&url, &password, &sql)
-                .await
-                .map_err(|e| e.to_string())
+            crate::engines::mssql::run_batch(&url, &password, &sql).await?;
+            Ok(())
         })
     })
     .join()
-    .map_err(|_| "the configuration thread panicked".to_string())?
+    .map_err(|_| ConfigureError::Panicked)?
+}
+
+/// Why the `sp_configure` settings could not be applied to a new server.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigureError {
+    #[error("{0}")]
+    Runtime(#[source] std::io::Error),
+    #[error(transparent)]
+    Url(#[from] crate::engines::mssql::url::UrlError),
+    #[error(transparent)]
+    Batch(#[from] crate::engines::EngineError),
+    #[error("the configuration thread panicked")]
+    Panicked,
 }

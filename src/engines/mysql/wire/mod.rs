@@ -18,7 +18,7 @@ use std::io;
 use tokio::net::{TcpStream, UnixStream};
 
 use super::RETRYABLE_CODES;
-use crate::engines::{EngineError, ErrorClass, RowChunks, Rows, Value};
+use crate::engines::{EngineError, ErrorClass, NotPlain, RowChunks, Rows, Value};
 use packet::{Cursor, Framed, MAX_PAYLOAD, Malformed, Stream};
 
 const COM_QUERY: u8 = 0x03;
@@ -383,7 +383,7 @@ impl Conn {
         &mut self,
         sql: &str,
         chunks: &mut RowChunks,
-        encode: impl Fn(&[Value]) -> Result<Vec<u8>, String>,
+        encode: impl Fn(&[Value]) -> Result<Vec<u8>, NotPlain>,
     ) -> Result<u64, EngineError> {
         self.begin()?;
         let r = self.load_inner(sql, chunks, encode).await;
@@ -394,7 +394,7 @@ impl Conn {
         &mut self,
         sql: &str,
         chunks: &mut RowChunks,
-        encode: impl Fn(&[Value]) -> Result<Vec<u8>, String>,
+        encode: impl Fn(&[Value]) -> Result<Vec<u8>, NotPlain>,
     ) -> Result<u64, EngineError> {
         self.io.command(COM_QUERY).extend_from_slice(sql.as_bytes());
         self.io.send().await.map_err(lost)?;
@@ -414,7 +414,7 @@ impl Conn {
                 Ok(d) => d,
                 Err(why) => {
                     self.io.abort().await;
-                    return Err(EngineError::fatal("DRIVEBENCH", why));
+                    return Err(EngineError::fatal("DRIVEBENCH", why.to_string()));
                 }
             };
             for part in data.chunks(INFILE_PACKET) {
