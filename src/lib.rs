@@ -11,17 +11,20 @@
 //!   (with its `[[sweep]]` and `[[curve]]` entries).
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
 //!   guard for block devices.
-//! - [`provision`]: private server instances on the target (MariaDB/MySQL, PostgreSQL, SQL
-//!   Server's sqlservr): start, wait, stop.
-//! - [`engine`]: the `Connector`/`Session` abstraction, `Value`, error classes; `sqlite`,
-//!   `mysql`, `postgres`, `mssql` (tiberius; validated against a TDS emulator in CI, against
-//!   real SQL Server when `MSSQL_URL` is set).
+//! - [`engines`]: one folder per engine (`sqlite`; `mysql` for MariaDB and MySQL, one engine in
+//!   two flavours; `postgres`; `mssql`, tiberius, validated against a TDS emulator in CI and
+//!   against real SQL Server when `MSSQL_URL` is set), each with its connector and session,
+//!   typed settings, `Engine` implementation and, for a server, its private instances (start,
+//!   wait, stop) and `Server` implementation; shared: the `Connector`/`Session` abstraction,
+//!   `Value`, error classes, SQL `Dialect`s, the one `dispatch` on `EngineKind`, and `server`,
+//!   the private-server lifecycle on the target.
 //! - [`workload`]: what a virtual client does: `sysbench` OLTP tests and `tpcc` (transactions,
 //!   terminals, load, consistency checks), data generation, distributions.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
 //!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
 //!   that load curves steer.
-//! - [`protocol`]: engine and benchmark dispatch, server lifecycle, load, phases as barriers,
+//! - [`protocol`]: a run of a plan on its engine (embedded, or servers started and stopped
+//!   around it in `servers`), benchmark dispatch, load, phases as barriers,
 //!   the sampler, TPC-C's NOPM probe and checks after the phases and again later (`recheck`),
 //!   the sweep step after the phases, load curves (`curve`, shared with I/O sweeps; `db_curve`
 //!   for databases), preflight findings.
@@ -37,11 +40,10 @@ pub mod cli;
 pub mod clients;
 pub mod config;
 pub mod curve;
-pub mod engine;
+pub mod engines;
 pub mod io;
 pub mod metrics;
 pub mod protocol;
-pub mod provision;
 pub mod report;
 pub mod rng;
 pub mod scenario;

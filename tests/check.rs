@@ -216,8 +216,8 @@ fn check_reaches_a_private_mariadb_left_running_at_its_recorded_url() {
         .build()
         .unwrap();
     rt.block_on(async {
-        use drivebench::engine::{Connector, Session};
-        let c = drivebench::engine::mysql::MysqlConnector::new(&url, None)
+        use drivebench::engines::{Connector, Session};
+        let c = drivebench::engines::mysql::MysqlConnector::new(&url, None)
             .await
             .unwrap();
         let mut s = c.connect().await.unwrap();

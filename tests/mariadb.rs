@@ -60,9 +60,9 @@ fn two_instances_side_by_side_keep_their_data_when_asked() {
 
 #[test]
 fn an_external_server_is_used_as_it_is() {
-    use drivebench::provision::mariadb::{MariadbInstance, MariadbSettings};
+    use drivebench::engines::mysql::server::{MysqlInstance, MysqlSettings};
     let tmp = tempfile::tempdir().unwrap();
-    let settings = MariadbSettings {
+    let settings = MysqlSettings {
         server_bin: None,
         buffer_pool_bytes: 64 << 20,
         log_file_size_bytes: None,
@@ -75,7 +75,7 @@ fn an_external_server_is_used_as_it_is() {
         max_prepared_stmt_count: 100_000,
         table_open_cache: 400,
     };
-    let server = MariadbInstance::start(
+    let server = MysqlInstance::start(
         "external",
         &tmp.path().join("srv"),
         &settings,
@@ -111,8 +111,8 @@ fn an_external_server_is_used_as_it_is() {
 /// prepared statements give back each type as the server sent it; a wrong one is the server's
 /// access-denied error, not a retry.
 fn sessions_log_in_with_a_password_and_read_typed_values_back(port: u16) {
-    use drivebench::engine::mysql::MysqlConnector;
-    use drivebench::engine::{Connector, ErrorClass, Rows, Session, Value};
+    use drivebench::engines::mysql::MysqlConnector;
+    use drivebench::engines::{Connector, ErrorClass, Rows, Session, Value};
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let mut s = root_session(port).await;
@@ -181,10 +181,10 @@ fn sessions_log_in_with_a_password_and_read_typed_values_back(port: u16) {
     });
 }
 
-async fn root_session(port: u16) -> drivebench::engine::mysql::MysqlSession {
-    use drivebench::engine::Connector;
+async fn root_session(port: u16) -> drivebench::engines::mysql::MysqlSession {
+    use drivebench::engines::Connector;
     let root = format!("mysql://root@127.0.0.1:{port}/drivebench_auth");
-    let c = drivebench::engine::mysql::MysqlConnector::new(&root, None);
+    let c = drivebench::engines::mysql::MysqlConnector::new(&root, None);
     c.await.unwrap().connect().await.unwrap()
 }
 
@@ -192,7 +192,7 @@ async fn root_session(port: u16) -> drivebench::engine::mysql::MysqlSession {
 /// sent as bytes (`SET NAMES binary`) is stored as sysbench's digit groups; the run's DELETE and
 /// INSERT pairs keep the same ids.
 fn loaded_ids_run_from_one_to_the_table_size(port: u16, rows: i64) {
-    use drivebench::engine::{Rows, Session, Value};
+    use drivebench::engines::{Rows, Session, Value};
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let mut s = root_session(port).await;
         let mut got = Rows::default();
@@ -221,8 +221,8 @@ fn loaded_ids_run_from_one_to_the_table_size(port: u16, rows: i64) {
 /// A URL naming the server's unix socket: the benchmark sessions connect through it too (the
 /// server sees them from `localhost`, not from a TCP address).
 fn sessions_reach_the_server_through_its_unix_socket(socket: &std::path::Path) {
-    use drivebench::engine::mysql::MysqlConnector;
-    use drivebench::engine::{Connector, Rows, Session, Value};
+    use drivebench::engines::mysql::MysqlConnector;
+    use drivebench::engines::{Connector, Rows, Session, Value};
     let path = socket.display().to_string().replace('/', "%2F");
     let url = format!("mysql://root@localhost/drivebench_ext?socket={path}");
     tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -242,8 +242,8 @@ fn sessions_reach_the_server_through_its_unix_socket(socket: &std::path::Path) {
 /// each reads back what was sent, and rows declared plain that hold a tab fail the load with a
 /// message naming the value.
 fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
-    use drivebench::engine::mysql::MysqlConnector;
-    use drivebench::engine::{BulkPath, BulkText, Connector, Rows, Session, Value};
+    use drivebench::engines::mysql::MysqlConnector;
+    use drivebench::engines::{BulkPath, BulkText, Connector, Rows, Session, Value};
     let url = format!("mysql://root@127.0.0.1:{port}/drivebench_bulk");
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
@@ -481,11 +481,11 @@ fn a_prebuilt_database_is_built_once_and_copied_before_every_run() {
 
 #[test]
 fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
-    use drivebench::engine::EngineKind;
-    use drivebench::engine::mysql::MysqlConnector;
-    use drivebench::provision::mariadb::{MariadbInstance, MariadbSettings};
+    use drivebench::engines::EngineKind;
+    use drivebench::engines::mysql::MysqlConnector;
+    use drivebench::engines::mysql::server::{MysqlInstance, MysqlSettings};
     let tmp = tempfile::tempdir().unwrap();
-    let settings = MariadbSettings {
+    let settings = MysqlSettings {
         server_bin: None,
         buffer_pool_bytes: 256 << 20,
         log_file_size_bytes: None,
@@ -497,7 +497,7 @@ fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
         max_prepared_stmt_count: 100_000,
         table_open_cache: 400,
     };
-    let server = MariadbInstance::start(
+    let server = MysqlInstance::start(
         "tpcc",
         &tmp.path().join("srv"),
         &settings,

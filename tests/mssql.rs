@@ -13,8 +13,8 @@ mod common;
 use std::path::Path;
 
 use common::{read_json, run_scenario, text};
-use drivebench::engine::EngineKind;
-use drivebench::engine::mssql::{MssqlConfig, MssqlConnector};
+use drivebench::engines::EngineKind;
+use drivebench::engines::mssql::{MssqlConfig, MssqlConnector};
 
 /// The server's URL, or None after saying why the test does not run.
 fn server(test: &str) -> Option<String> {

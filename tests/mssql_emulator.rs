@@ -23,9 +23,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;
 
 use common::mssql::{Emulator, PASSWORD};
-use drivebench::engine::EngineKind;
-use drivebench::engine::mssql::{MssqlConfig, MssqlConnector, MssqlSession};
-use drivebench::engine::{BulkPath, BulkText, Connector, ErrorClass, Rows, Session, Value};
+use drivebench::engines::Dialect;
+use drivebench::engines::mssql::{MssqlConfig, MssqlConnector, MssqlSession};
+use drivebench::engines::{BulkPath, BulkText, Connector, ErrorClass, Rows, Session, Value};
 use drivebench::rng::Rng;
 use drivebench::scenario;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
@@ -182,7 +182,7 @@ async fn tds_emulator_not_sql_server_sysbench_schema_load_and_every_statement() 
         return;
     };
     let c = connector(&emu).await;
-    let st = sysbench::statements(EngineKind::Mssql);
+    let st = sysbench::statements(Dialect::Mssql);
     let mut s = c.connect().await.unwrap();
 
     // The load record: created, written twice (update path), read back.
@@ -265,7 +265,7 @@ async fn tds_emulator_not_sql_server_sysbench_schema_load_and_every_statement() 
         1.0,
     )
     .unwrap();
-    let w = Sysbench::new(plan.workload.sysbench.clone().unwrap(), EngineKind::Mssql);
+    let w = Sysbench::new(plan.workload.sysbench.clone().unwrap(), Dialect::Mssql);
     let mut client = w.setup(&mut s).await.unwrap();
     let mut rng = Rng::for_client(3, 0, 0);
     let mut term = w.terminal(0, &mut rng);

@@ -55,7 +55,7 @@ fn two_clusters_side_by_side() {
 
 #[test]
 fn an_external_server_is_used_as_it_is() {
-    use drivebench::provision::postgres::{PostgresInstance, PostgresSettings};
+    use drivebench::engines::postgres::server::{PostgresInstance, PostgresSettings};
     let r = ServerRun::new(SCENARIO);
     let server = PostgresInstance::start(
         "external",
@@ -202,9 +202,9 @@ fn a_prebuilt_cluster_is_built_once_and_copied_before_every_run() {
 
 #[test]
 fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
-    use drivebench::engine::postgres::PgConnector;
-    use drivebench::engine::{BulkText, Connector, Rows, Session, Value};
-    use drivebench::provision::postgres::{PostgresInstance, PostgresSettings};
+    use drivebench::engines::postgres::PgConnector;
+    use drivebench::engines::postgres::server::{PostgresInstance, PostgresSettings};
+    use drivebench::engines::{BulkText, Connector, Rows, Session, Value};
     let tmp = tempfile::tempdir().unwrap();
     std::fs::set_permissions(
         tmp.path(),
@@ -279,9 +279,9 @@ fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
 
 #[test]
 fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
-    use drivebench::engine::EngineKind;
-    use drivebench::engine::postgres::PgConnector;
-    use drivebench::provision::postgres::{PostgresInstance, PostgresSettings};
+    use drivebench::engines::EngineKind;
+    use drivebench::engines::postgres::PgConnector;
+    use drivebench::engines::postgres::server::{PostgresInstance, PostgresSettings};
     let tmp = tempfile::tempdir().unwrap();
     std::fs::set_permissions(
         tmp.path(),

@@ -184,7 +184,7 @@ pub(crate) fn stop_on_signal(
         cancel.cancel();
         if next_signal(&mut streams).await.is_some() {
             if kill_servers {
-                crate::provision::kill_all_registered();
+                crate::engines::server::kill_all_registered();
             }
             std::process::exit(EXIT_INTERRUPTED);
         }

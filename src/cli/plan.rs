@@ -30,7 +30,7 @@ pub async fn plan(args: Args) -> Result<i32, CliError> {
         return Ok(EXIT_OK);
     }
     let mut findings = preflight::check(&plan);
-    findings.extend(crate::protocol::mssql_preflight::external_findings(&plan).await);
+    findings.extend(preflight::external_findings(&plan).await);
     print!("{}", render(&plan, &findings));
     // The plan is valid, but this host cannot run it: exit 2, as `run` would.
     if let Some(missing) = preflight::missing_server(&plan) {

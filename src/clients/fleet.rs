@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::rate::RateControl;
 use super::{ClientError, ClientEvent, ClientSpec, Pacing, open_pool, run_client};
-use crate::engine::runner::spawn_on;
-use crate::engine::{Connector, EngineError};
+use crate::engines::runner::spawn_on;
+use crate::engines::{Connector, EngineError};
 use crate::metrics::{InstanceRecorder, Recorded};
 use crate::workload::Workload;
 

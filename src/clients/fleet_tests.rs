@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::Pacing;
 use super::fleet::{Fleet, FleetError, FleetSpec, Wake};
 use super::tests::{OneStatement, fake};
-use crate::engine::ErrorClass;
+use crate::engines::ErrorClass;
 
 fn spec(instances: usize, clients: u32) -> FleetSpec {
     FleetSpec {

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::tests::fake;
 use super::*;
-use crate::engine::{ErrorClass, Session};
+use crate::engines::{ErrorClass, Session};
 use crate::metrics::InstanceRecorder;
 use crate::metrics::StatementCounts;
 use crate::workload::Workload;

@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{Connector, EngineError, ErrorClass};
+use crate::engines::{Connector, EngineError, ErrorClass};
 use crate::metrics::Shard;
 use crate::metrics::StatementCounts;
 use crate::rng::Rng;
@@ -324,7 +324,7 @@ pub async fn open_pool<C: Connector, W: Workload>(
             let (c, w) = (connector.clone(), workload.clone());
             let fut = async move { open_connection(&*c, &*w).await };
             let h =
-                crate::engine::runner::spawn_on(connector.execution(), "pool-connect".into(), fut)
+                crate::engines::runner::spawn_on(connector.execution(), "pool-connect".into(), fut)
                     .map_err(|e| EngineError::fatal("DRIVEBENCH", e.to_string()))?;
             handles.push(h);
         }

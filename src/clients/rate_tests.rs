@@ -14,7 +14,7 @@ use super::rate::RateControl;
 use super::tests::fake;
 use super::*;
 use crate::curve::backlog::Backlog;
-use crate::engine::{ErrorClass, Session};
+use crate::engines::{ErrorClass, Session};
 use crate::metrics::StatementCounts;
 use crate::metrics::{InstanceRecorder, Recorded};
 use crate::workload::Workload;

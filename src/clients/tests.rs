@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::engine::{
+use crate::engines::{
     BulkPath, BulkText, ErrorClass, Execution, RowChunks, Rows, Session, StmtId, Value,
 };
 use crate::metrics::StatementCounts;

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
-use crate::engine::{EngineError, ErrorClass};
+use crate::engines::{EngineError, ErrorClass};
 pub use histogram::{HIGHEST_US, LOWEST_US, SIGFIG, new_histogram};
 
 /// What one executed transaction did: its statements by sysbench's classes, and whether it

@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::RunCtx;
-use crate::engine::Connector;
+use crate::engines::Connector;
 use crate::scenario::Plan;
 use crate::scenario::plan::PrepareMode;
 use crate::workload::sysbench::Sysbench;
@@ -20,9 +20,9 @@ use crate::workload::tpcc::workload::{Tpcc, load_params, timestamp_now};
 
 /// Statements each client connection prepares (sizes the servers' statement limits).
 pub fn statements_per_client(plan: &Plan) -> usize {
-    let engine = plan.instances.first().map(|i| i.engine);
-    match (&plan.workload.sysbench, engine) {
-        (Some(o), Some(engine)) => Sysbench::new(o.clone(), engine).statements_per_client(),
+    let dialect = plan.instances.first().map(|i| i.engine.dialect());
+    match (&plan.workload.sysbench, dialect) {
+        (Some(o), Some(dialect)) => Sysbench::new(o.clone(), dialect).statements_per_client(),
         _ => Tpcc::statements_per_client(),
     }
 }
@@ -63,11 +63,11 @@ pub async fn load_instance<C: Connector>(
     rows_done: Arc<AtomicU64>,
     cancel: CancellationToken,
 ) -> Result<LoadReport, LoadFailure> {
-    let engine = plan.instances[index].engine;
+    let dialect = plan.instances[index].engine.dialect();
     if let Some(o) = &plan.workload.sysbench {
         return Ok(sysbench_load::prepare(sysbench_load::LoadJob {
             connector,
-            statements: Arc::new(crate::workload::sysbench::statements(engine)),
+            statements: Arc::new(crate::workload::sysbench::statements(dialect)),
             opts: o.clone(),
             mode,
             seed: plan.seed,
@@ -87,8 +87,12 @@ pub async fn load_instance<C: Connector>(
         name: plan.instances[index].name.clone(),
         reload: mode == PrepareMode::Always,
         never_load: mode == PrepareMode::Never,
-        schema: Arc::new(tpcc_schema::schema(engine).map_err(LoadFailure::Failed)?),
-        statements: Arc::new(tpcc_schema::statements(engine).map_err(LoadFailure::Failed)?),
+        schema: Arc::new(
+            tpcc_schema::schema(dialect).map_err(|e| LoadFailure::Failed(e.to_string()))?,
+        ),
+        statements: Arc::new(
+            tpcc_schema::statements(dialect).map_err(|e| LoadFailure::Failed(e.to_string()))?,
+        ),
         warehouses: o.warehouses,
         params: Arc::new(load_params(plan.seed, timestamp_now())),
         instance: index as u64,
@@ -98,7 +102,7 @@ pub async fn load_instance<C: Connector>(
     .await?;
     if o.procedures {
         // Loaded now or reused: the procedures are (re)created either way.
-        let st = crate::workload::tpcc::procs::procedures(engine).map_err(LoadFailure::Failed)?;
+        let st = crate::workload::tpcc::procs::procedures(dialect).map_err(LoadFailure::Failed)?;
         let mut s = connector
             .connect()
             .await

@@ -9,7 +9,7 @@ use super::phases::{PhaseHooks, run_phases};
 use super::{Ending, RunCtx};
 use crate::clients::Pacing;
 use crate::clients::fleet::{Fleet, FleetError, FleetSpec};
-use crate::engine::Connector;
+use crate::engines::Connector;
 use crate::scenario::Plan;
 use crate::workload::Workload;
 

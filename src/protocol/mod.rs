@@ -1,16 +1,16 @@
 //! The protocol: load every instance, connect every client before the clock, then run the
 //! phases in order as barriers — all clients of all instances start together, the sampler
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
-//! and results are written after each phase. Dispatch on the engine kind happens here, once.
-//! `recheck` the TPC-C consistency checks run again on a finished run's instances
-//! (`drivebench check`); `sweeps` the synthetic I/O sweeps that follow the phases; `db_curve`
-//! runs a `[[curve]]` after the phases with the same clients; `mssql_preflight` what `plan`
-//! learns from an external SQL Server.
+//! and results are written after each phase. The engine's type comes from
+//! `engines::dispatch`: an embedded engine opens its instances here, a server engine's are
+//! started or attached in `servers`. `recheck` the TPC-C consistency checks run again on a
+//! finished run's instances (`drivebench check`); `sweeps` the synthetic I/O sweeps that follow
+//! the phases; `db_curve` runs a `[[curve]]` after the phases with the same clients;
+//! `preflight` what can be known before anything starts.
 
 mod db_curve;
 mod load;
 mod measure;
-pub mod mssql_preflight;
 mod phases;
 pub mod prebuilt;
 pub mod preflight;
@@ -25,9 +25,8 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::EngineKind;
-use crate::engine::sqlite::SqliteConnector;
-use crate::engine::{Connector, EngineConfig};
+use crate::engines::server::Server;
+use crate::engines::{BoxFuture, Connector, Embedded, EngineVisitor, dispatch};
 use crate::report::RunDir;
 use crate::report::live::Console;
 use crate::report::result::{InstanceReport, RunReport, RunStatus};
@@ -68,10 +67,7 @@ pub struct RunCtx<'a> {
 pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let ending = match plan.instances.first().map(|i| i.engine) {
         None => Ending::Failed("no instances".into()),
-        Some(EngineKind::Sqlite) => run_sqlite(plan, ctx).await,
-        Some(
-            EngineKind::Mariadb | EngineKind::Mysql | EngineKind::Postgres | EngineKind::Mssql,
-        ) => servers::run(plan, ctx).await,
+        Some(kind) => dispatch(kind, Run { plan, ctx }).await,
     };
     match ending {
         // The engines are stopped by now: the sweeps have the drive to themselves.
@@ -80,15 +76,29 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     }
 }
 
-async fn run_sqlite(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
+/// The run of the plan's engine, as a future.
+struct Run<'a, 'r> {
+    plan: &'a Plan,
+    ctx: &'a mut RunCtx<'r>,
+}
+
+impl<'a, 'r> EngineVisitor for Run<'a, 'r> {
+    type Output = BoxFuture<'a, Ending>;
+    fn embedded<E: Embedded>(self) -> Self::Output {
+        Box::pin(run_embedded::<E>(self.plan, self.ctx))
+    }
+    fn server<E: Server>(self) -> Self::Output {
+        Box::pin(servers::run_kind::<E>(self.plan, self.ctx))
+    }
+}
+
+async fn run_embedded<E: Embedded>(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let target = PathBuf::from(&plan.target_path);
     let mut connectors = Vec::new();
     for inst in &plan.instances {
-        let EngineConfig::Sqlite(config) = &inst.config else {
-            return Ending::Failed(format!(
-                "instance {}: not a SQLite configuration",
-                inst.name
-            ));
+        let config = match servers::config_of::<E>(inst) {
+            Ok(c) => c,
+            Err(e) => return Ending::Failed(e.to_string()),
         };
         let dir = target.join(&inst.name);
         if let Err(e) = std::fs::create_dir_all(&dir) {
@@ -98,11 +108,7 @@ async fn run_sqlite(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
                 dir.display()
             ));
         }
-        connectors.push(Arc::new(SqliteConnector::new(
-            &dir,
-            config.clone(),
-            statements_per_client(plan),
-        )));
+        connectors.push(Arc::new(E::open(&dir, config, statements_per_client(plan))));
     }
     let extras = vec![InstanceExtras::default(); connectors.len()];
     run_with(plan, connectors, extras, ctx).await
@@ -115,8 +121,8 @@ pub(crate) async fn run_with<C: Connector>(
     extras: Vec<InstanceExtras>,
     ctx: &mut RunCtx<'_>,
 ) -> Ending {
-    let engine = plan.instances.first().map(|i| i.engine);
-    let Some(engine) = engine else {
+    let dialect = plan.instances.first().map(|i| i.engine.dialect());
+    let Some(dialect) = dialect else {
         return Ending::Failed("no instances".into());
     };
     ctx.report.instances = plan
@@ -153,11 +159,11 @@ pub(crate) async fn run_with<C: Connector>(
         &plan.workload.tpcc,
     ) {
         (BenchmarkKind::Sysbench, Some(o), _) => {
-            let workload = Arc::new(Sysbench::new(o.clone(), engine));
+            let workload = Arc::new(Sysbench::new(o.clone(), dialect));
             measure::run_workload(plan, &connectors, workload, &mut (), ctx).await
         }
         (BenchmarkKind::Tpcc, _, Some(o)) => {
-            let workload = match Tpcc::new(o.clone(), engine, plan.seed) {
+            let workload = match Tpcc::new(o.clone(), dialect, plan.seed) {
                 Ok(w) => Arc::new(w),
                 Err(e) => return Ending::Failed(e),
             };

@@ -1,11 +1,17 @@
 //! Preflight: what can be known about a plan before anything starts — target, free space,
-//! engine caveats, memory. `plan` prints the findings; `run` refuses on errors.
+//! engine caveats (each engine's own through `Engine::preflight`, and what an external server
+//! answers through `Server::probe`), memory. `plan` prints the findings; `run` refuses on
+//! errors.
 
 use std::path::Path;
 
+use super::servers::{config_of, password};
 use crate::config::units::format_bytes;
-use crate::engine::EngineConfig;
-use crate::engine::EngineKind;
+use crate::engines::server::{Probe, Server};
+use crate::engines::{
+    Advice, BoxFuture, Embedded, Engine, EngineVisitor, PreflightInstance, PreflightRun, Severity,
+    dispatch,
+};
 pub use crate::report::result::{Finding, Level};
 use crate::scenario::Plan;
 use crate::scenario::plan::{Provision, SysbenchTest};
@@ -73,17 +79,15 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
             SysbenchTest::OltpReadOnly | SysbenchTest::OltpPointSelect
         )
     });
-    if plan
-        .instances
-        .iter()
-        .any(|i| i.engine == EngineKind::Sqlite)
+    if let Some(i) = plan.instances.iter().find(|i| i.engine.ops().single_writer)
         && writes
         && w.clients > 1
     {
         out.push(finding(
             Level::Note,
             format!(
-                "SQLite has one writer at a time: the write transactions of the {} clients per instance are serialised, so the figures measure the drive through a single-writer engine",
+                "{} has one writer at a time: the write transactions of the {} clients per instance are serialised, so the figures measure the drive through a single-writer engine",
+                i.engine.ops().title,
                 w.clients
             ),
         ));
@@ -94,11 +98,18 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
     if let Some(missing) = missing_server(plan) {
         out.push(finding(Level::Error, missing));
     }
-    mssql_findings(plan, &mut out);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
-    out.extend(super::mssql_preflight::local_findings(plan, cpus));
     let host = crate::report::host::host_info();
-    server_findings(plan, host.memory_bytes, &mut out);
+    if let Some(kind) = plan.instances.first().map(|i| i.engine) {
+        out.extend(dispatch(
+            kind,
+            EngineFindings {
+                plan,
+                cpus,
+                memory: host.memory_bytes,
+            },
+        ));
+    }
     open_files(plan, &mut out);
     if let Some(mem) = host.memory_bytes
         && plan.estimates.client_memory_bytes > mem / 2
@@ -115,20 +126,68 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
     out
 }
 
-/// The engine's cache (InnoDB buffer pool, shared_buffers) against the dataset — which regime
-/// the run measures — and against host memory.
-fn server_findings(plan: &Plan, memory: Option<u64>, out: &mut Vec<Finding>) {
-    let pools: Vec<(u64, &str)> = plan
-        .instances
-        .iter()
-        .filter(|i| i.provision == Provision::Local)
-        .filter_map(|i| match &i.config {
-            EngineConfig::Mysql(c) => Some((c.buffer_pool_bytes, "buffer pool")),
-            EngineConfig::Postgres(c) => Some((c.shared_buffers_bytes, "shared_buffers")),
-            EngineConfig::Mssql(c) => c.buffer_pool_bytes.map(|b| (b, "max server memory")),
-            EngineConfig::Sqlite(_) => None,
-        })
-        .collect();
+/// A report finding of what an engine advises.
+fn advised(a: Advice) -> Finding {
+    let level = match a.severity {
+        Severity::Ok => Level::Ok,
+        Severity::Note => Level::Note,
+        Severity::Warning => Level::Warning,
+        Severity::Error => Level::Error,
+    };
+    finding(level, a.message)
+}
+
+/// What the plan's engine says about its instances, then its cache against the data.
+struct EngineFindings<'a> {
+    plan: &'a Plan,
+    cpus: u64,
+    memory: Option<u64>,
+}
+
+impl EngineFindings<'_> {
+    fn of<E: Engine>(self) -> Vec<Finding> {
+        let plan = self.plan;
+        let instances = plan
+            .instances
+            .iter()
+            .filter_map(|i| {
+                Some(PreflightInstance {
+                    name: &i.name,
+                    config: E::config(&i.config)?,
+                    external: i.provision == Provision::External,
+                })
+            })
+            .collect();
+        let run = PreflightRun {
+            instances,
+            connections: u64::from(plan.workload.connections()),
+            cpus: self.cpus,
+        };
+        let mut out: Vec<Finding> = E::preflight(&run).into_iter().map(advised).collect();
+        let pools: Vec<(u64, &str)> = run
+            .instances
+            .iter()
+            .filter(|i| !i.external)
+            .filter_map(|i| E::cache(i.config))
+            .collect();
+        cache_findings(plan, &pools, self.memory, &mut out);
+        out
+    }
+}
+
+impl EngineVisitor for EngineFindings<'_> {
+    type Output = Vec<Finding>;
+    fn embedded<E: Embedded>(self) -> Vec<Finding> {
+        self.of::<E>()
+    }
+    fn server<E: Server>(self) -> Vec<Finding> {
+        self.of::<E>()
+    }
+}
+
+/// The engine's cache (InnoDB buffer pool, shared_buffers) of each private instance against
+/// the dataset — which regime the run measures — and against host memory.
+fn cache_findings(plan: &Plan, pools: &[(u64, &str)], memory: Option<u64>, out: &mut Vec<Finding>) {
     let Some(&(pool, cache)) = pools.first() else {
         return;
     };
@@ -173,43 +232,68 @@ fn server_findings(plan: &Plan, memory: Option<u64>, out: &mut Vec<Finding>) {
 /// A server engine a local instance needs but this host does not have (SQL Server: sqlservr),
 /// naming what to install. `plan` and `run` both exit 2 on it.
 pub fn missing_server(plan: &Plan) -> Option<String> {
-    plan.instances
-        .iter()
-        .filter(|i| i.provision == Provision::Local)
-        .find_map(|i| match &i.config {
-            EngineConfig::Mssql(c) => {
-                crate::provision::mssql::locate(c.server_bin.as_deref().map(Path::new))
-                    .err()
-                    .map(|e| format!("instance {}: {e}", i.name))
-            }
-            _ => None,
-        })
-}
-
-/// SQL Server: where an external server puts the database, and what was verified where.
-fn mssql_findings(plan: &Plan, out: &mut Vec<Finding>) {
-    let mut any = false;
-    for i in &plan.instances {
-        let EngineConfig::Mssql(c) = &i.config else {
-            continue;
-        };
-        any = true;
-        if i.provision == Provision::External && c.database_dir.is_none() {
-            out.push(finding(
-                Level::Warning,
-                format!(
-                    "instance {}: no database_dir in [instance.config]: if drivebench creates the database, its data and log files go to the server's default directories, which may not be on the drive under test",
-                    i.name
-                ),
-            ));
+    struct Missing<'a>(&'a Plan);
+    impl EngineVisitor for Missing<'_> {
+        type Output = Option<String>;
+        fn embedded<E: Embedded>(self) -> Option<String> {
+            None
+        }
+        fn server<E: Server>(self) -> Option<String> {
+            self.0
+                .instances
+                .iter()
+                .filter(|i| i.provision == Provision::Local)
+                .find_map(|i| {
+                    let missing = E::missing(config_of::<E>(i).ok()?)?;
+                    Some(format!("instance {}: {missing}", i.name))
+                })
         }
     }
-    if any {
-        out.push(finding(
-            Level::Note,
-            "the SQL Server engine is validated in CI against a TDS emulator (Iridium SQL, not Microsoft SQL Server) and against real SQL Server only when MSSQL_URL is provided to the tests",
-        ));
+    dispatch(plan.instances.first()?.engine, Missing(plan))
+}
+
+/// What the plan's external servers answer about their limits (`plan` only: it reaches them
+/// without changing them; `run` checks the same once connected).
+pub async fn external_findings(plan: &Plan) -> Vec<Finding> {
+    struct External<'a>(&'a Plan);
+    impl<'a> EngineVisitor for External<'a> {
+        type Output = BoxFuture<'a, Vec<Advice>>;
+        fn embedded<E: Embedded>(self) -> Self::Output {
+            Box::pin(async { Vec::new() })
+        }
+        fn server<E: Server>(self) -> Self::Output {
+            let plan = self.0;
+            Box::pin(async move {
+                let mut out = Vec::new();
+                for inst in &plan.instances {
+                    let Some(config) = E::config(&inst.config) else {
+                        continue;
+                    };
+                    if inst.provision != Provision::External {
+                        continue;
+                    }
+                    let url = inst.url.clone().unwrap_or_default();
+                    out.extend(
+                        E::probe(Probe {
+                            name: &inst.name,
+                            config,
+                            url: &url,
+                            password: password(inst),
+                            connections: u64::from(plan.workload.connections()),
+                            data_bytes: plan.estimates.data_bytes_per_instance,
+                        })
+                        .await,
+                    );
+                }
+                out
+            })
+        }
     }
+    let Some(first) = plan.instances.first() else {
+        return Vec::new();
+    };
+    let advice = dispatch(first.engine, External(plan)).await;
+    advice.into_iter().map(advised).collect()
 }
 
 /// Connections we hold need file descriptors: the open-files limit must cover them.
@@ -254,5 +338,27 @@ pub fn raise_open_files(plan: &Plan) {
         if let Err(e) = rustix::process::setrlimit(rustix::process::Resource::Nofile, raised) {
             tracing::warn!("cannot raise the open-files limit: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engines::mssql::preflight::local_findings;
+
+    #[test]
+    fn the_review_protocols_connections_against_local_worker_threads() {
+        let path = std::path::Path::new("scenarios/storagereview-tpcc-mssql.toml");
+        let plan = crate::scenario::load(path, &[], 1.0).unwrap();
+        let connections = u64::from(plan.workload.connections());
+        let few = local_findings(connections, 8);
+        assert_eq!(few.len(), 1, "1,000 connections, 576 workers on 8 CPUs");
+        assert!(
+            few[0].message.contains("about 576 worker threads"),
+            "{few:?}"
+        );
+        assert!(
+            local_findings(connections, 64).is_empty(),
+            "1,472 workers on 64 CPUs"
+        );
     }
 }

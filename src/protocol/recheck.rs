@@ -8,12 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::servers::{self, MssqlServer, MysqlServer, PostgresServer, ServerKind};
+use super::servers::{self, config_of};
 use super::statements_per_client;
 use super::tpcc::check_instance;
-use crate::engine::EngineKind;
-use crate::engine::sqlite::{DB_FILE, SqliteConnector};
-use crate::engine::{Connector, EngineConfig};
+use crate::engines::server::Server;
+use crate::engines::{BoxFuture, Connector, Embedded, EngineVisitor, dispatch};
 use crate::report::RunReport;
 use crate::report::tpcc::InstanceCheck;
 use crate::scenario::plan::{PlanInstance, Provision};
@@ -45,14 +44,6 @@ impl RecheckError {
     }
 }
 
-/// A reached instance, ready to be checked.
-enum Reached {
-    Sqlite(SqliteConnector),
-    Mysql(<MysqlServer as ServerKind>::Connector),
-    Postgres(<PostgresServer as ServerKind>::Connector),
-    Mssql(<MssqlServer as ServerKind>::Connector),
-}
-
 /// Run the consistency checks again on the named instances (all when `only` is empty).
 pub async fn recheck(r: &RunReport, only: &[String]) -> Result<Vec<InstanceCheck>, RecheckError> {
     let Some(tpcc) = &r.plan.workload.tpcc else {
@@ -71,57 +62,104 @@ pub async fn recheck(r: &RunReport, only: &[String]) -> Result<Vec<InstanceCheck
         .iter()
         .filter(|i| only.is_empty() || only.contains(&i.name))
         .collect();
-    let mut reached = Vec::new();
-    for inst in &chosen {
-        let unreachable = |why: String| RecheckError::Unreachable {
-            instance: inst.name.clone(),
-            why,
-        };
-        reached.push(reach(r, inst).await.map_err(unreachable)?);
-    }
-    let mut out = Vec::new();
-    for (inst, c) in chosen.into_iter().zip(&reached) {
-        let checks = match c {
-            Reached::Sqlite(c) => check_instance(c, inst, tpcc.warehouses).await,
-            Reached::Mysql(c) => check_instance(c, inst, tpcc.warehouses).await,
-            Reached::Postgres(c) => check_instance(c, inst, tpcc.warehouses).await,
-            Reached::Mssql(c) => check_instance(c, inst, tpcc.warehouses).await,
-        };
-        out.extend(checks.map_err(RecheckError::Failed)?);
-    }
-    Ok(out)
+    // A run drives one engine kind: its instances are all reached the same way.
+    let Some(kind) = chosen.first().map(|i| i.engine) else {
+        return Ok(Vec::new());
+    };
+    dispatch(
+        kind,
+        Recheck {
+            r,
+            chosen,
+            warehouses: tpcc.warehouses,
+        },
+    )
+    .await
 }
 
-/// Connect to one instance the way the run did, or say why that is no longer possible.
-async fn reach(r: &RunReport, inst: &PlanInstance) -> Result<Reached, String> {
-    let statements = statements_per_client(&r.plan);
-    let recorded = r.instances.iter().find(|i| i.name == inst.name);
-    if inst.engine == EngineKind::Sqlite {
-        let EngineConfig::Sqlite(config) = &inst.config else {
-            return Err("its plan has no SQLite configuration".into());
-        };
-        let dir = recorded.map_or_else(
+/// Reach every chosen instance, then check each.
+struct Recheck<'a> {
+    r: &'a RunReport,
+    chosen: Vec<&'a PlanInstance>,
+    warehouses: u32,
+}
+
+impl<'a> EngineVisitor for Recheck<'a> {
+    type Output = BoxFuture<'a, Result<Vec<InstanceCheck>, RecheckError>>;
+    fn embedded<E: Embedded>(self) -> Self::Output {
+        Box::pin(self.run(|r, inst| Box::pin(reach_embedded::<E>(r, inst))))
+    }
+    fn server<E: Server>(self) -> Self::Output {
+        Box::pin(self.run(|r, inst| Box::pin(reach_server::<E>(r, inst))))
+    }
+}
+
+impl<'a> Recheck<'a> {
+    async fn run<C: Connector>(
+        self,
+        reach: impl Fn(&'a RunReport, &'a PlanInstance) -> BoxFuture<'a, Result<C, String>>,
+    ) -> Result<Vec<InstanceCheck>, RecheckError> {
+        let mut reached = Vec::new();
+        for inst in &self.chosen {
+            let unreachable = |why: String| RecheckError::Unreachable {
+                instance: inst.name.clone(),
+                why,
+            };
+            reached.push(reach(self.r, inst).await.map_err(unreachable)?);
+        }
+        let mut out = Vec::new();
+        for (inst, c) in self.chosen.into_iter().zip(&reached) {
+            let checks = check_instance(c, inst, self.warehouses).await;
+            out.extend(checks.map_err(RecheckError::Failed)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Where the run kept an instance's data.
+fn data_dir(r: &RunReport, inst: &PlanInstance) -> PathBuf {
+    r.instances
+        .iter()
+        .find(|i| i.name == inst.name)
+        .map_or_else(
             || Path::new(&r.plan.target_path).join(&inst.name),
             |i| PathBuf::from(&i.data_path),
-        );
-        let file = dir.join(DB_FILE);
-        if !file.is_file() {
-            return Err(format!(
-                "its database {} is gone (SQLite data stays in the target until removed by hand)",
-                file.display()
-            ));
-        }
-        let c = SqliteConnector::new(&dir, config.clone(), statements);
-        // Open it once here, so an unreadable file is an unreachable instance.
-        c.connect()
-            .await
-            .map_err(|e| format!("{}: {e}", file.display()))?;
-        return Ok(Reached::Sqlite(c));
+        )
+}
+
+/// Open an embedded instance's data again, or say why that is no longer possible.
+async fn reach_embedded<E: Embedded>(
+    r: &RunReport,
+    inst: &PlanInstance,
+) -> Result<E::Connector, String> {
+    let config = config_of::<E>(inst).map_err(|e| e.to_string())?;
+    let dir = data_dir(r, inst);
+    let file = E::data_file(&dir);
+    if !file.is_file() {
+        return Err(format!(
+            "its database {} is gone ({} data stays in the target until removed by hand)",
+            file.display(),
+            E::OPS.title
+        ));
     }
+    let c = E::open(&dir, config, statements_per_client(&r.plan));
+    // Open it once here, so an unreadable file is an unreachable instance.
+    c.connect()
+        .await
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(c)
+}
+
+/// Connect to a server instance the way the run did, or say why that is no longer possible.
+async fn reach_server<E: Server>(
+    r: &RunReport,
+    inst: &PlanInstance,
+) -> Result<E::Connector, String> {
+    let recorded = r.instances.iter().find(|i| i.name == inst.name);
     let (url, password) = match inst.provision {
         Provision::External => (
             inst.url.clone().unwrap_or_default(),
-            servers::password(inst)?,
+            servers::password(inst).map_err(|e| e.to_string())?,
         ),
         Provision::Local if !inst.keep_running => {
             return Err(
@@ -131,39 +169,22 @@ async fn reach(r: &RunReport, inst: &PlanInstance) -> Result<Reached, String> {
             );
         }
         Provision::Local => match recorded.and_then(|i| i.url.clone()) {
-            // A private SQL Server left running keeps its random sa password in its directory.
-            Some(url) if inst.engine == EngineKind::Mssql => {
-                let file = recorded
-                    .map_or_else(
-                        || Path::new(&r.plan.target_path).join(&inst.name),
-                        |i| PathBuf::from(&i.data_path),
-                    )
-                    .join(crate::provision::mssql::PASSWORD_FILE);
-                let pw = std::fs::read_to_string(&file)
-                    .map_err(|e| format!("{}: {e}", file.display()))?;
-                (url, Some(pw))
-            }
-            Some(url) => (url, None),
+            // A private server left running may keep its password in its directory.
+            Some(url) => match E::password_file(&data_dir(r, inst)) {
+                Some(file) => {
+                    let pw = std::fs::read_to_string(&file)
+                        .map_err(|e| format!("{}: {e}", file.display()))?;
+                    (url, Some(pw))
+                }
+                None => (url, None),
+            },
             None => {
                 return Err("result.json records no URL for it (the run never started it)".into());
             }
         },
     };
-    let pw = password.as_deref();
-    let connect = async {
-        let plan = &r.plan;
-        match inst.engine {
-            EngineKind::Postgres => PostgresServer::connect(plan, &url, pw)
-                .await
-                .map(Reached::Postgres),
-            EngineKind::Mssql => MssqlServer::connect(plan, &url, pw)
-                .await
-                .map(Reached::Mssql),
-            _ => MysqlServer::connect(plan, &url, pw)
-                .await
-                .map(Reached::Mysql),
-        }
-    };
+    let config = config_of::<E>(inst).map_err(|e| e.to_string())?;
+    let connect = E::connect(config, &url, password.as_deref());
     match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
         Ok(Ok(c)) => Ok(c),
         Ok(Err(e)) => Err(format!("{url}: {e}")),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::phases::PhaseHooks;
 use super::{Ending, RunCtx};
-use crate::engine::{Connector, EngineError, Rows, Session, StmtId};
+use crate::engines::{Connector, EngineError, Rows, Session, StmtId};
 use crate::report::result::PhaseReport;
 use crate::report::tpcc::{InstanceCheck, phase_figures};
 use crate::scenario::Plan;
@@ -24,7 +24,7 @@ impl<C: Connector> NewOrderProbe<C> {
     pub async fn open(plan: &Plan, connectors: &[Arc<C>]) -> Self {
         let mut sessions = Vec::new();
         for (c, inst) in connectors.iter().zip(&plan.instances) {
-            let sql = schema::statements(inst.engine)
+            let sql = schema::statements(inst.engine.dialect())
                 .map(|st| st.render("sum_next_o_id", &[]))
                 .ok();
             let opened = match sql {
@@ -140,7 +140,7 @@ pub async fn check_instance<C: Connector>(
     inst: &PlanInstance,
     warehouses: u32,
 ) -> Result<Vec<InstanceCheck>, String> {
-    let st = schema::checks(inst.engine)?;
+    let st = schema::checks(inst.engine.dialect()).map_err(|e| e.to_string())?;
     let fail = |e: EngineError| format!("instance {}: consistency checks: {e}", inst.name);
     let mut s = c.connect().await.map_err(fail)?;
     let results = check::run_checks(&mut s, &st, warehouses)

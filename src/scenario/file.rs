@@ -4,7 +4,7 @@
 //! `[instance.config]` stays a TOML table here, read per engine later; its schema is the
 //! engine's settings type, chosen by `engine`.
 
-use crate::engine::{self, EngineKind};
+use crate::engines::{self, EngineKind};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
@@ -82,7 +82,7 @@ pub struct InstanceSection {
 /// `engine` is this kind, `config` is its settings type", so that an unknown setting fails
 /// validation as it fails `drivebench plan`.
 fn config_schema(generator: &mut SchemaGenerator) -> Schema {
-    let per_engine: Vec<serde_json::Value> = engine::settings_schemas(generator)
+    let per_engine: Vec<serde_json::Value> = engines::settings_schemas(generator)
         .into_iter()
         .map(|(kind, settings)| {
             serde_json::json!({

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 pub use super::file::{BenchmarkKind, PrepareMode, Provision};
 use crate::config::{Invalid, KeyPath};
-use crate::engine::EngineConfig;
-use crate::engine::EngineKind;
+use crate::engines::EngineConfig;
+use crate::engines::EngineKind;
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct Plan {

@@ -9,7 +9,7 @@ use super::file::{InstanceSection, PhaseSection, ScenarioFile, WorkloadSection};
 use super::plan::*;
 use crate::config::error::{Invalid, KeyPath};
 use crate::config::units::parse_duration;
-use crate::engine::{self, EngineConfig, EngineKind};
+use crate::engines::EngineConfig;
 
 /// Shortest report interval after time scaling.
 pub const MIN_REPORT_INTERVAL_MS: u64 = 100;
@@ -71,7 +71,7 @@ pub fn resolve(
     }
 
     if workload.tpcc.as_ref().is_some_and(|t| t.procedures)
-        && let Some(i) = instances.iter().find(|i| i.engine != EngineKind::Mssql)
+        && let Some(i) = instances.iter().find(|i| !i.engine.ops().stored_procedures)
     {
         return Err(Invalid::new(
             root.key("workload").key("procedures"),
@@ -96,9 +96,9 @@ pub fn resolve(
         .iter()
         .map(|i| match (&workload.sysbench, &workload.tpcc) {
             (Some(o), _) => {
-                engine::estimate_sysbench_bytes(i.engine, o.loaded_rows(), o.create_secondary)
+                (i.engine.ops().estimate_sysbench_bytes)(o.loaded_rows(), o.create_secondary)
             }
-            (None, Some(t)) => engine::estimate_tpcc_bytes(i.engine, t.warehouses),
+            (None, Some(t)) => (i.engine.ops().estimate_tpcc_bytes)(t.warehouses),
             (None, None) => 0,
         })
         .max()
@@ -238,13 +238,10 @@ fn check_provision(
         }
         return Ok(());
     }
-    if s.engine == EngineKind::Mssql && s.prebuilt_dir.is_some() {
-        return Err(Invalid::new(
-            k.key("prebuilt_dir"),
-            "not for mssql: SQL Server's master database records every file's absolute path, so \
-             a copied instance would point at the pre-built one; keep_data = true keeps a loaded \
-             instance on the target for the next run instead",
-        ));
+    if let Some(why) = s.engine.ops().no_prebuilt
+        && s.prebuilt_dir.is_some()
+    {
+        return Err(Invalid::new(k.key("prebuilt_dir"), why));
     }
     match provision {
         Provision::Local => {
@@ -260,7 +257,7 @@ fn check_provision(
             }
         }
         Provision::External => {
-            let scheme = url_scheme(s.engine);
+            let scheme = s.engine.ops().url_scheme;
             let Some(url) = &s.url else {
                 return Err(Invalid::new(
                     k.key("url"),
@@ -270,10 +267,8 @@ fn check_provision(
                 ));
             };
             check_url(url, scheme, &k.key("url"))?;
-            if s.engine == EngineKind::Mssql {
-                crate::engine::mssql::MssqlUrl::parse(url)
-                    .map_err(|m| Invalid::new(k.key("url"), m))?;
-            }
+            (s.engine.ops().check_url)(url)
+                .map_err(|m| Invalid::new(k.key("url"), m.to_string()))?;
             if count > 1 {
                 return Err(Invalid::new(
                     k.key("count"),
@@ -288,15 +283,6 @@ fn check_provision(
         }
     }
     Ok(())
-}
-
-/// The url scheme of a server engine.
-fn url_scheme(engine: EngineKind) -> &'static str {
-    match engine {
-        EngineKind::Postgres => "postgres",
-        EngineKind::Mssql => "mssql",
-        _ => "mysql",
-    }
 }
 
 /// `<scheme>://user@host:port/db`: right scheme, no password inside.

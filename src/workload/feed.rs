@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{BulkPath, BulkText, EngineError, Session, Value};
+use crate::engines::{BulkPath, BulkText, EngineError, Session, Value};
 
 /// The INSERT path's statements for one table.
 pub struct InsertSql {

@@ -2,7 +2,7 @@
 //! statements of each benchmark's statements file): a key's value, read or written. What the
 //! keys mean (state, signature) is each loader's business.
 
-use crate::engine::{EngineError, Rows, Session, Statements, Value};
+use crate::engines::{EngineError, Rows, Session, Statements, Value};
 
 /// The value recorded under `key`, if any.
 pub async fn get<S: Session>(

@@ -11,7 +11,7 @@ pub mod tpcc;
 use std::future::Future;
 use std::time::Duration;
 
-use crate::engine::{EngineError, Session};
+use crate::engines::{EngineError, Session};
 use crate::metrics::StatementCounts;
 use crate::rng::Rng;
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
-use drivebench::engine::EngineKind;
-use drivebench::engine::{Connector, Session};
+use drivebench::engines::EngineKind;
+use drivebench::engines::{Connector, Session};
 use drivebench::rng::Rng;
 use drivebench::workload::tpcc::check::{CheckResult, run_checks};
 use drivebench::workload::tpcc::data::LoadParams;
@@ -24,8 +24,8 @@ fn job<C: Connector>(connector: &Arc<C>, kind: EngineKind) -> TpccLoadJob<C> {
         name: format!("{kind:?}-1"),
         reload: false,
         never_load: false,
-        schema: Arc::new(schema::schema(kind).unwrap()),
-        statements: Arc::new(schema::statements(kind).unwrap()),
+        schema: Arc::new(schema::schema(kind.dialect()).unwrap()),
+        statements: Arc::new(schema::statements(kind.dialect()).unwrap()),
         warehouses: 1,
         params: Arc::new(LoadParams {
             seed: 21,
@@ -60,7 +60,7 @@ pub async fn load_and_check<C: Connector>(
 ) -> (Vec<CheckResult>, Duration) {
     let report = load(job(&connector, kind)).await.unwrap();
     assert!(!report.reused && report.rows > 299_011, "{report:?}");
-    let checks = schema::checks(kind).unwrap();
+    let checks = schema::checks(kind.dialect()).unwrap();
     let mut s = connector.connect().await.unwrap();
     let started = Instant::now();
     let results = run_checks(&mut s, &checks, 1).await.unwrap();

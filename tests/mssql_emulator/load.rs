@@ -9,8 +9,8 @@
 
 use std::sync::atomic::AtomicU64;
 
-use drivebench::engine::EngineKind;
-use drivebench::engine::{BulkPath, BulkText, Connector, Session, Value};
+use drivebench::engines::Dialect;
+use drivebench::engines::{BulkPath, BulkText, Connector, Session, Value};
 use drivebench::rng::Rng;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
 use drivebench::workload::tpcc::data::{LoadParams, TableRows};
@@ -29,8 +29,8 @@ async fn tds_emulator_not_sql_server_tpcc_population_through_multi_row_inserts()
     };
     let c = connector(&emu).await;
     let mut s = c.connect().await.unwrap();
-    let sch = schema::schema(EngineKind::Mssql).unwrap();
-    let st = schema::statements(EngineKind::Mssql).unwrap();
+    let sch = schema::schema(Dialect::Mssql).unwrap();
+    let st = schema::statements(Dialect::Mssql).unwrap();
     let mut rng = Rng::for_client(21, 0, 0);
     let params = LoadParams {
         seed: 21,

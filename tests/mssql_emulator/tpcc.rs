@@ -3,8 +3,8 @@
 //! is 500,000 rows, too many for INSERTs of at most 240 parameters), then each of the five
 //! transactions through the real statements and transaction code, their effects read back.
 
-use drivebench::engine::EngineKind;
-use drivebench::engine::{Connector, Session, Value};
+use drivebench::engines::Dialect;
+use drivebench::engines::{Connector, Session, Value};
 use drivebench::workload::Workload;
 use drivebench::workload::tpcc::input::{
     CustomerRef, Delivery, Inputs, OrderStatus, Payment, StockLevel,
@@ -42,7 +42,7 @@ async fn tds_emulator_not_sql_server_tpcc_as_stored_procedures() {
 async fn every_transaction(emu: &Emulator, procedures: bool) {
     let c = connector(emu).await;
     let mut s = c.connect().await.unwrap();
-    let sch = schema::schema(EngineKind::Mssql).unwrap();
+    let sch = schema::schema(Dialect::Mssql).unwrap();
     exec(&mut s, &sch.render("drop_tables", &[])).await;
     for t in Table::ALL {
         exec(&mut s, &sch.render(&format!("create_{}", t.name()), &[])).await;
@@ -52,16 +52,16 @@ async fn every_transaction(emu: &Emulator, procedures: bool) {
     }
     let (ok, rb) = (new_order(false), new_order(true));
     seed(&mut s, &[&ok, &rb]).await;
-    let st = schema::statements(EngineKind::Mssql).unwrap();
+    let st = schema::statements(Dialect::Mssql).unwrap();
     let sets = [
         "workload.warehouses=1".to_string(),
         format!("workload.procedures={procedures}"),
     ];
     let path = super::common::root().join("scenarios/ci-tpcc-mssql.toml");
     let plan = drivebench::scenario::load(&path, &sets, 1.0).unwrap();
-    let w = Tpcc::new(plan.workload.tpcc.clone().unwrap(), EngineKind::Mssql, 1).unwrap();
+    let w = Tpcc::new(plan.workload.tpcc.clone().unwrap(), Dialect::Mssql, 1).unwrap();
     if procedures {
-        let procs = procs::procedures(EngineKind::Mssql).unwrap();
+        let procs = procs::procedures(Dialect::Mssql).unwrap();
         for name in procs::PROCEDURES {
             exec(&mut s, &procs.render(&format!("drop_{name}"), &[])).await;
             let text = procs.render(&format!("create_{name}"), &[]);
@@ -286,7 +286,7 @@ async fn every_transaction(emu: &Emulator, procedures: bool) {
     // The consistency checks' T-SQL, query by query (the emulator cannot run them all, so
     // check.rs's runner, which stops at the first failure, is not used here). On this hand-made
     // dataset 3.3.2.1 (W_YTD = sum of D_YTD, kept by both Payments) must hold: no row.
-    let checks = schema::checks(EngineKind::Mssql).unwrap();
+    let checks = schema::checks(Dialect::Mssql).unwrap();
     let mut unsupported: Vec<(&str, String)> = Vec::new();
     for name in [
         "population",
@@ -305,7 +305,7 @@ async fn every_transaction(emu: &Emulator, procedures: bool) {
         "check_12",
     ] {
         let id = s.prepare(&checks.render(name, &[])).await.unwrap();
-        let mut rows = drivebench::engine::Rows::default();
+        let mut rows = drivebench::engines::Rows::default();
         match s.query(id, &[], &mut rows).await {
             Ok(()) if name == "population" => {
                 let got: Vec<_> = (0..3)
@@ -347,7 +347,7 @@ async fn every_transaction(emu: &Emulator, procedures: bool) {
         .await
         .unwrap_err();
     w.abort(&mut s, &mut client).await;
-    assert_eq!(e.class, drivebench::engine::ErrorClass::Fatal, "{e}");
+    assert_eq!(e.class, drivebench::engines::ErrorClass::Fatal, "{e}");
     assert!(e.to_string().contains("incomplete"), "{e}");
     let form = if procedures {
         "as its stored procedure (transaction control not run)"

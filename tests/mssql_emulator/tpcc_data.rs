@@ -1,8 +1,8 @@
 //! The hand-made TPC-C dataset of the emulator tests: warehouse 1, its districts, and exactly
 //! the customers, items and stock rows the generated New-Orders and the Payments name.
 
-use drivebench::engine::mssql::MssqlSession;
-use drivebench::engine::{Session, Value};
+use drivebench::engines::mssql::MssqlSession;
+use drivebench::engines::{Session, Value};
 use drivebench::rng::Rng;
 use drivebench::workload::tpcc::Kind;
 use drivebench::workload::tpcc::input::{Inputs, NewOrder, Terminal, UNUSED_ITEM_ID};

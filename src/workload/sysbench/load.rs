@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::data;
 use super::rand::DefaultRand;
-use crate::engine::runner::spawn_on;
-use crate::engine::{
+use crate::engines::runner::spawn_on;
+use crate::engines::{
     BulkPath, BulkText, Connector, EngineError, Execution, Rows, Session, Statements, Value,
 };
 use crate::rng::Rng;

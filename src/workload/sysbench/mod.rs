@@ -1,35 +1,34 @@
 //! sysbench 1.0 OLTP tests, statement for statement: which statements an event runs, in which
 //! order, with which random ids (see reference/sysbench.md §2). Statement text comes from
-//! `schemas/sysbench/<engine>/statements.sql`.
+//! `schemas/sysbench/<dialect>/statements.sql`.
 
 pub mod data;
 pub mod load;
 pub mod rand;
 
-use crate::engine::EngineKind;
-use crate::engine::{EngineError, Rows, Session, Statements, StmtId, Value};
+use crate::engines::{Dialect, EngineError, Rows, Session, Statements, StmtId, Value};
 use crate::metrics::StatementCounts;
 use crate::rng::Rng;
 use crate::scenario::plan::{SysbenchOptions, SysbenchTest};
 use crate::workload::Workload;
 use rand::DefaultRand;
 
-/// The statements file of an engine.
-pub fn statements(engine: EngineKind) -> Statements {
-    let (source, text) = match engine {
-        EngineKind::Sqlite => (
+/// The statements file of a SQL dialect.
+pub fn statements(dialect: Dialect) -> Statements {
+    let (source, text) = match dialect {
+        Dialect::Sqlite => (
             "schemas/sysbench/sqlite/statements.sql",
             include_str!("../../../schemas/sysbench/sqlite/statements.sql"),
         ),
-        EngineKind::Mariadb | EngineKind::Mysql => (
+        Dialect::Mysql => (
             "schemas/sysbench/mysql/statements.sql",
             include_str!("../../../schemas/sysbench/mysql/statements.sql"),
         ),
-        EngineKind::Postgres => (
+        Dialect::Postgres => (
             "schemas/sysbench/postgres/statements.sql",
             include_str!("../../../schemas/sysbench/postgres/statements.sql"),
         ),
-        EngineKind::Mssql => (
+        Dialect::Mssql => (
             "schemas/sysbench/mssql/statements.sql",
             include_str!("../../../schemas/sysbench/mssql/statements.sql"),
         ),
@@ -117,14 +116,14 @@ pub struct SysbenchClient {
 }
 
 impl Sysbench {
-    pub fn new(opts: SysbenchOptions, engine: EngineKind) -> Self {
+    pub fn new(opts: SysbenchOptions, dialect: Dialect) -> Self {
         let writes = !matches!(
             opts.test,
             SysbenchTest::OltpReadOnly | SysbenchTest::OltpPointSelect
         );
         Sysbench {
             rand: DefaultRand::new(&opts, u64::from(opts.table_size)),
-            statements: statements(engine),
+            statements: statements(dialect),
             opts,
             writes,
         }
@@ -477,7 +476,7 @@ mod tests {
             (SysbenchTest::OltpDelete, (0, 1, 0)),
         ];
         for (test, expected) in cases {
-            let w = Sysbench::new(opts(test), EngineKind::Sqlite);
+            let w = Sysbench::new(opts(test), Dialect::Sqlite);
             let mut rng = Rng::for_client(1, 0, 0);
             assert_eq!(
                 counts(&w.event(&mut rng, 0, 0)),
@@ -493,7 +492,7 @@ mod tests {
         let mut o = opts(SysbenchTest::OltpReadWrite);
         o.skip_trx = true;
         o.range_selects = false;
-        let w = Sysbench::new(o, EngineKind::Sqlite);
+        let w = Sysbench::new(o, Dialect::Sqlite);
         assert_eq!(
             counts(&w.event(&mut Rng::for_client(1, 0, 0), 0, 0)),
             (10, 4, 0)
@@ -502,7 +501,7 @@ mod tests {
 
     #[test]
     fn event_order_and_ranges_follow_the_script() {
-        let w = Sysbench::new(opts(SysbenchTest::OltpReadWrite), EngineKind::Sqlite);
+        let w = Sysbench::new(opts(SysbenchTest::OltpReadWrite), Dialect::Sqlite);
         let calls = w.event(&mut Rng::for_client(2, 0, 0), 0, 0);
         assert_eq!(calls.first(), Some(&Call::Begin));
         assert_eq!(calls.last(), Some(&Call::Commit));
@@ -552,7 +551,7 @@ mod tests {
     fn insert_text_uses_unique_ids_without_auto_inc() {
         let mut o = opts(SysbenchTest::OltpInsert);
         o.auto_inc = false;
-        let w = Sysbench::new(o, EngineKind::Sqlite);
+        let w = Sysbench::new(o, Dialect::Sqlite);
         let Call::InsertText { sql } = &w.event(&mut Rng::for_client(1, 0, 0), 3, 7)[0] else {
             panic!()
         };
@@ -570,7 +569,7 @@ mod tests {
 
     #[test]
     fn every_statement_the_workload_uses_exists_for_every_engine() {
-        let s = statements(EngineKind::Sqlite);
+        let s = statements(Dialect::Sqlite);
         for name in TABLE_STATEMENTS.iter().chain(&[
             "begin_read",
             "begin_write",

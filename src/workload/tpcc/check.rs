@@ -41,7 +41,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::DISTRICTS_PER_WAREHOUSE;
-use crate::engine::{EngineError, Rows, Session, Statements, Value};
+use crate::engines::{EngineError, Rows, Session, Statements, Value};
 
 /// One consistency check's outcome, as result.json's top-level `checks` list holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

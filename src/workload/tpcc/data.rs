@@ -8,7 +8,7 @@ use super::rand::{Constants, Selection};
 use super::rows::{self, CustomerKey, FIRST_UNDELIVERED_O_ID, OrderKey};
 use super::table::Table;
 use super::{CUSTOMERS_PER_DISTRICT, DISTRICTS_PER_WAREHOUSE, ITEMS};
-use crate::engine::Value;
+use crate::engines::Value;
 use crate::rng::Rng;
 
 /// Orders per district at load.

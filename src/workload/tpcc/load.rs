@@ -20,8 +20,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::data::{LoadParams, TableRows};
 use super::table::Table;
-use crate::engine::runner::spawn_on;
-use crate::engine::{BulkPath, BulkText, Connector, EngineError, Execution, Session, Statements};
+use crate::engines::runner::spawn_on;
+use crate::engines::{BulkPath, BulkText, Connector, EngineError, Execution, Session, Statements};
 use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::meta;
 use crate::workload::sysbench::load::LoadReport;

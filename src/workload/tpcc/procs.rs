@@ -6,20 +6,21 @@
 
 use super::input::{CustomerRef, Delivery, NewOrder, OrderStatus, Payment, StockLevel};
 use super::input::{Inputs, MAX_ORDER_LINES};
-use crate::engine::EngineKind;
-use crate::engine::{EngineError, Rows, Session, Statements, StmtId, Value};
+use crate::engines::Dialect;
+use crate::engines::{EngineError, Rows, Session, Statements, StmtId, Value};
 use crate::metrics::StatementCounts;
 
 /// The procedures' statements file of an engine; only SQL Server has one.
-pub fn procedures(kind: EngineKind) -> Result<Statements, String> {
-    match kind {
-        EngineKind::Mssql => Statements::parse(
+pub fn procedures(dialect: Dialect) -> Result<Statements, String> {
+    match dialect {
+        Dialect::Mssql => Statements::parse(
             "schemas/tpcc/mssql/procedures.sql",
             include_str!("../../../schemas/tpcc/mssql/procedures.sql"),
-        ),
+        )
+        .map_err(|e| e.to_string()),
         other => Err(format!(
             "TPC-C as stored procedures is for engine mssql, not {}",
-            other.as_str()
+            other.dir()
         )),
     }
 }
@@ -188,14 +189,14 @@ mod tests {
     use crate::workload::tpcc::rand::Constants;
 
     fn placeholders(sql: &str) -> usize {
-        crate::engine::mssql::number_placeholders(sql)
+        crate::engines::mssql::number_placeholders(sql)
             .matches("@P")
             .count()
     }
 
     #[test]
     fn every_call_binds_as_many_values_as_its_procedure_takes() {
-        let st = procedures(EngineKind::Mssql).unwrap();
+        let st = procedures(Dialect::Mssql).unwrap();
         let terminal = Terminal {
             w_id: 1,
             d_id: 3,
@@ -222,7 +223,7 @@ mod tests {
             );
             assert!(st.has(&format!("create_{}", PROCEDURES[n])));
         }
-        assert!(procedures(EngineKind::Postgres).is_err());
+        assert!(procedures(Dialect::Postgres).is_err());
     }
 
     #[test]

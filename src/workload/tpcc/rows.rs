@@ -4,7 +4,7 @@
 
 use super::names::LastName;
 use super::rand::{Constants, a_string, data_string, n_string, push_a_string, random, zip};
-use crate::engine::Value;
+use crate::engines::Value;
 use crate::rng::Rng;
 
 /// O_IDs below this are delivered at load (carrier, delivery date, zero amounts); the rest

@@ -1,59 +1,60 @@
 //! The TPC-C DDL, transaction statements and consistency-check queries of each engine
-//! (`schemas/tpcc/<engine>/`), the DDL checked against the column order the row generators and
+//! (`schemas/tpcc/<dialect>/`), the DDL checked against the column order the row generators and
 //! the loader use.
 
-use crate::engine::EngineKind;
-use crate::engine::Statements;
+use crate::engines::Dialect;
+use crate::engines::Statements;
+use crate::engines::statements::NoStatements;
 
 /// The schema file of an engine.
-pub fn schema_text(kind: EngineKind) -> &'static str {
-    match kind {
-        EngineKind::Sqlite => include_str!("../../../schemas/tpcc/sqlite/schema.sql"),
-        EngineKind::Mariadb | EngineKind::Mysql => {
+pub fn schema_text(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Sqlite => include_str!("../../../schemas/tpcc/sqlite/schema.sql"),
+        Dialect::Mysql => {
             include_str!("../../../schemas/tpcc/mysql/schema.sql")
         }
-        EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/schema.sql"),
-        EngineKind::Mssql => include_str!("../../../schemas/tpcc/mssql/schema.sql"),
+        Dialect::Postgres => include_str!("../../../schemas/tpcc/postgres/schema.sql"),
+        Dialect::Mssql => include_str!("../../../schemas/tpcc/mssql/schema.sql"),
     }
 }
 
 /// The transaction statements of an engine.
-pub fn statements_text(kind: EngineKind) -> &'static str {
-    match kind {
-        EngineKind::Sqlite => include_str!("../../../schemas/tpcc/sqlite/statements.sql"),
-        EngineKind::Mariadb | EngineKind::Mysql => {
+pub fn statements_text(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Sqlite => include_str!("../../../schemas/tpcc/sqlite/statements.sql"),
+        Dialect::Mysql => {
             include_str!("../../../schemas/tpcc/mysql/statements.sql")
         }
-        EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/statements.sql"),
-        EngineKind::Mssql => include_str!("../../../schemas/tpcc/mssql/statements.sql"),
+        Dialect::Postgres => include_str!("../../../schemas/tpcc/postgres/statements.sql"),
+        Dialect::Mssql => include_str!("../../../schemas/tpcc/mssql/statements.sql"),
     }
 }
 
 /// The consistency-check queries of an engine (see `check`).
-pub fn checks_text(kind: EngineKind) -> &'static str {
-    match kind {
-        EngineKind::Sqlite => include_str!("../../../schemas/tpcc/sqlite/checks.sql"),
-        EngineKind::Mariadb | EngineKind::Mysql => {
+pub fn checks_text(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Sqlite => include_str!("../../../schemas/tpcc/sqlite/checks.sql"),
+        Dialect::Mysql => {
             include_str!("../../../schemas/tpcc/mysql/checks.sql")
         }
-        EngineKind::Postgres => include_str!("../../../schemas/tpcc/postgres/checks.sql"),
-        EngineKind::Mssql => include_str!("../../../schemas/tpcc/mssql/checks.sql"),
+        Dialect::Postgres => include_str!("../../../schemas/tpcc/postgres/checks.sql"),
+        Dialect::Mssql => include_str!("../../../schemas/tpcc/mssql/checks.sql"),
     }
 }
 
 /// The parsed consistency-check queries of an engine.
-pub fn checks(kind: EngineKind) -> Result<Statements, String> {
-    Statements::parse("schemas/tpcc checks.sql", checks_text(kind))
+pub fn checks(dialect: Dialect) -> Result<Statements, NoStatements> {
+    Statements::parse("schemas/tpcc checks.sql", checks_text(dialect))
 }
 
 /// The parsed transaction statements of an engine.
-pub fn statements(kind: EngineKind) -> Result<Statements, String> {
-    Statements::parse("schemas/tpcc statements.sql", statements_text(kind))
+pub fn statements(dialect: Dialect) -> Result<Statements, NoStatements> {
+    Statements::parse("schemas/tpcc statements.sql", statements_text(dialect))
 }
 
 /// The parsed schema of an engine.
-pub fn schema(kind: EngineKind) -> Result<Statements, String> {
-    Statements::parse("schemas/tpcc schema.sql", schema_text(kind))
+pub fn schema(dialect: Dialect) -> Result<Statements, NoStatements> {
+    Statements::parse("schemas/tpcc schema.sql", schema_text(dialect))
 }
 
 #[cfg(test)]
@@ -73,10 +74,10 @@ mod tests {
     #[test]
     fn every_engine_creates_the_nine_tables_with_the_generators_column_order() {
         for kind in [
-            EngineKind::Sqlite,
-            EngineKind::Mysql,
-            EngineKind::Postgres,
-            EngineKind::Mssql,
+            Dialect::Sqlite,
+            Dialect::Mysql,
+            Dialect::Postgres,
+            Dialect::Mssql,
         ] {
             let st = schema(kind).unwrap();
             for t in Table::ALL {
@@ -99,15 +100,15 @@ mod tests {
 
     #[test]
     fn every_engine_has_the_same_statements_and_sqlite_prepares_them_all() {
-        let sqlite = names(statements_text(EngineKind::Sqlite));
+        let sqlite = names(statements_text(Dialect::Sqlite));
         assert!(sqlite.len() > 30 && sqlite.contains(&"sl_low_stock"));
-        for kind in [EngineKind::Mysql, EngineKind::Postgres, EngineKind::Mssql] {
+        for kind in [Dialect::Mysql, Dialect::Postgres, Dialect::Mssql] {
             assert_eq!(names(statements_text(kind)), sqlite, "{kind:?}");
             statements(kind).unwrap();
         }
-        let st = statements(EngineKind::Sqlite).unwrap();
+        let st = statements(Dialect::Sqlite).unwrap();
         let db = rusqlite::Connection::open_in_memory().unwrap();
-        db.execute_batch(schema_text(EngineKind::Sqlite)).unwrap();
+        db.execute_batch(schema_text(Dialect::Sqlite)).unwrap();
         db.execute_batch(&st.render("meta_create", &[])).unwrap();
         // "placeholder" is a fragment (the engine's parameter mark), not a statement.
         for name in sqlite.into_iter().filter(|n| *n != "placeholder") {
@@ -120,15 +121,15 @@ mod tests {
 
     #[test]
     fn every_engine_has_the_same_checks_and_sqlite_prepares_them_all() {
-        let sqlite = names(checks_text(EngineKind::Sqlite));
+        let sqlite = names(checks_text(Dialect::Sqlite));
         assert!(sqlite.contains(&"population") && sqlite.contains(&"check_12"));
-        for kind in [EngineKind::Mysql, EngineKind::Postgres, EngineKind::Mssql] {
+        for kind in [Dialect::Mysql, Dialect::Postgres, Dialect::Mssql] {
             assert_eq!(names(checks_text(kind)), sqlite, "{kind:?}");
             checks(kind).unwrap();
         }
-        let st = checks(EngineKind::Sqlite).unwrap();
+        let st = checks(Dialect::Sqlite).unwrap();
         let db = rusqlite::Connection::open_in_memory().unwrap();
-        db.execute_batch(schema_text(EngineKind::Sqlite)).unwrap();
+        db.execute_batch(schema_text(Dialect::Sqlite)).unwrap();
         for name in sqlite {
             if let Err(e) = db.prepare(&st.render(name, &[])) {
                 panic!("{name}: {e}");
@@ -141,7 +142,7 @@ mod tests {
         use crate::workload::tpcc::data::{LoadParams, TableRows};
         use crate::workload::tpcc::rand::Constants;
         let db = rusqlite::Connection::open_in_memory().unwrap();
-        db.execute_batch(schema_text(EngineKind::Sqlite)).unwrap();
+        db.execute_batch(schema_text(Dialect::Sqlite)).unwrap();
         let mut rng = crate::rng::Rng::for_client(1, 0, 0);
         let params = LoadParams {
             seed: 1,
@@ -161,10 +162,10 @@ mod tests {
             let tx = db.unchecked_transaction().unwrap();
             for row in chunk.chunks(cols.len()) {
                 let values = row.iter().map(|v| match v {
-                    crate::engine::Value::Null => rusqlite::types::Value::Null,
-                    crate::engine::Value::Int(i) => rusqlite::types::Value::Integer(*i),
-                    crate::engine::Value::Float(f) => rusqlite::types::Value::Real(*f),
-                    crate::engine::Value::Text(s) => rusqlite::types::Value::Text(s.clone()),
+                    crate::engines::Value::Null => rusqlite::types::Value::Null,
+                    crate::engines::Value::Int(i) => rusqlite::types::Value::Integer(*i),
+                    crate::engines::Value::Float(f) => rusqlite::types::Value::Real(*f),
+                    crate::engines::Value::Text(s) => rusqlite::types::Value::Text(s.clone()),
                 });
                 tx.execute(&sql, rusqlite::params_from_iter(values))
                     .unwrap();

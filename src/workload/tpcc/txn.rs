@@ -8,7 +8,7 @@ use super::DISTRICTS_PER_WAREHOUSE;
 use super::input::{
     CustomerRef, Delivery, NewOrder, OrderStatus, Payment, StockLevel, UNUSED_ITEM_ID,
 };
-use crate::engine::{EngineError, Rows, Session, Statements, StmtId, Value};
+use crate::engines::{EngineError, Rows, Session, Statements, StmtId, Value};
 use crate::metrics::StatementCounts;
 
 /// Every statement a connection prepares, in [`Stmt`] order.

@@ -13,8 +13,8 @@ use super::input::{Inputs, Terminal};
 use super::rand::Constants;
 use super::txn::{self, TpccClient};
 use super::{DISTRICTS_PER_WAREHOUSE, KIND_NAMES, pacing, procs, schema};
-use crate::engine::EngineKind;
-use crate::engine::{EngineError, Session, Statements};
+use crate::engines::Dialect;
+use crate::engines::{EngineError, Session, Statements};
 use crate::metrics::StatementCounts;
 use crate::rng::Rng;
 use crate::scenario::plan::{TpccOptions, TpccPacing};
@@ -67,13 +67,13 @@ pub struct TpccTerminal {
 }
 
 impl Tpcc {
-    pub fn new(opts: TpccOptions, engine: EngineKind, seed: u64) -> Result<Self, String> {
+    pub fn new(opts: TpccOptions, dialect: Dialect, seed: u64) -> Result<Self, String> {
         let load = load_params(seed, String::new());
         Ok(Tpcc {
             constants: run_constants(seed, &load.constants),
-            statements: schema::statements(engine)?,
+            statements: schema::statements(dialect).map_err(|e| e.to_string())?,
             procedures: if opts.procedures {
-                Some(procs::procedures(engine)?)
+                Some(procs::procedures(dialect)?)
             } else {
                 None
             },
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn ten_terminals_per_warehouse_cover_every_district_once() {
-        let w = Tpcc::new(opts(3), EngineKind::Sqlite, 1).unwrap();
+        let w = Tpcc::new(opts(3), Dialect::Sqlite, 1).unwrap();
         let mut homes: Vec<(u32, u8)> = (0..30).map(|c| w.home(c)).collect();
         homes.sort();
         let want: Vec<(u32, u8)> = (1..=3)

@@ -4,9 +4,9 @@
 //! points at the first violating row.
 
 use super::*;
-use crate::engine::Connector;
-use crate::engine::EngineKind;
-use crate::engine::sqlite::SqliteSession;
+use crate::engines::Connector;
+use crate::engines::Dialect;
+use crate::engines::sqlite::SqliteSession;
 use crate::workload::tpcc::load::{load, tests as load_tests};
 use crate::workload::tpcc::schema;
 
@@ -149,7 +149,7 @@ async fn a_fresh_load_passes_and_each_corruption_fails_exactly_its_conditions() 
     let dir = tempfile::tempdir().unwrap();
     let connector = load_tests::sqlite(dir.path());
     load(load_tests::job(&connector, 9)).await.unwrap();
-    let st = schema::checks(EngineKind::Sqlite).unwrap();
+    let st = schema::checks(Dialect::Sqlite).unwrap();
     let mut s = connector.connect().await.unwrap();
 
     let started = std::time::Instant::now();
@@ -195,7 +195,7 @@ async fn after_a_delivery_in_every_district_condition_11_does_not_apply() {
     let dir = tempfile::tempdir().unwrap();
     let connector = load_tests::sqlite(dir.path());
     load(load_tests::job(&connector, 10)).await.unwrap();
-    let st = schema::checks(EngineKind::Sqlite).unwrap();
+    let st = schema::checks(Dialect::Sqlite).unwrap();
     let mut s = connector.connect().await.unwrap();
     // Deliver order 2101 of every district the way Delivery does.
     s.execute_text(

@@ -2,9 +2,9 @@
 //! is reused, an interrupted one refused until `reload`, another signature loaded afresh.
 
 use super::*;
-use crate::engine::EngineKind;
-use crate::engine::sqlite::{SqliteConfig, SqliteConnector};
-use crate::engine::{Rows, Value};
+use crate::engines::Dialect;
+use crate::engines::sqlite::{SqliteConfig, SqliteConnector};
+use crate::engines::{Rows, Value};
 use crate::workload::tpcc::rand::Constants;
 use crate::workload::tpcc::schema;
 
@@ -23,8 +23,8 @@ pub(crate) fn job(connector: &Arc<SqliteConnector>, seed: u64) -> TpccLoadJob<Sq
         name: "sqlite-1".into(),
         reload: false,
         never_load: false,
-        schema: Arc::new(schema::schema(EngineKind::Sqlite).unwrap()),
-        statements: Arc::new(schema::statements(EngineKind::Sqlite).unwrap()),
+        schema: Arc::new(schema::schema(Dialect::Sqlite).unwrap()),
+        statements: Arc::new(schema::statements(Dialect::Sqlite).unwrap()),
         warehouses: 1,
         params: Arc::new(LoadParams {
             seed,

@@ -1,0 +1,216 @@
+//! Starting sqlservr: its environment (SQL Server's documented `MSSQL_*` variables, the same a
+//! SQL Server container takes), a random `sa` password, the wait for its ready line and port,
+//! and the `sp_configure` settings applied once it accepts connections.
+
+use std::io::Read;
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use rustix::process::Signal;
+
+use super::{Layout, MssqlSettings, READY_LINE};
+use crate::engines::server::ProvisionError;
+use crate::engines::server::error::{log_len, log_tail};
+use crate::engines::server::port::{free_port, start_on_free_port};
+use crate::engines::server::process::{KillTarget, Readiness, ServerProcess, wait_until_ready};
+
+/// Start attempts, each on a newly picked port, when another process takes the port first.
+const PORT_ATTEMPTS: u32 = 5;
+
+/// The process memory limit (MSSQL_MEMORY_LIMIT_MB) above `max server memory`: the server's
+/// other allocations (threads, CLR, connections) live outside the buffer pool.
+const MEMORY_HEADROOM_MB: u64 = 2048;
+
+/// The environment sqlservr starts with: every directory on the target, the port, the edition,
+/// and the `sa` password (set on the first start, when the system databases are created).
+pub fn environment(
+    layout: &Layout,
+    settings: &MssqlSettings,
+    port: u16,
+    password: &str,
+) -> Vec<(&'static str, String)> {
+    let p = |path: &Path| path.display().to_string();
+    let mut env = vec![
+        ("ACCEPT_EULA", "Y".to_string()),
+        ("MSSQL_PID", settings.edition.clone()),
+        ("MSSQL_SA_PASSWORD", password.to_string()),
+        ("MSSQL_TCP_PORT", port.to_string()),
+        ("MSSQL_IP_ADDRESS", "127.0.0.1".to_string()),
+        ("MSSQL_DATA_DIR", p(&layout.data)),
+        ("MSSQL_LOG_DIR", p(&layout.log)),
+        ("MSSQL_BACKUP_DIR", p(&layout.backup)),
+        ("MSSQL_DUMP_DIR", p(&layout.dump)),
+        ("MSSQL_MASTER_DATA_FILE", p(&layout.data.join("master.mdf"))),
+        ("MSSQL_MASTER_LOG_FILE", p(&layout.log.join("mastlog.ldf"))),
+        ("MSSQL_ERROR_LOG_FILE", p(&layout.log.join("errorlog"))),
+        ("MSSQL_AGENT_ENABLED", "false".to_string()),
+    ];
+    if let Some(mb) = settings.max_server_memory_mb {
+        env.push((
+            "MSSQL_MEMORY_LIMIT_MB",
+            (mb + MEMORY_HEADROOM_MB).to_string(),
+        ));
+    }
+    env
+}
+
+/// `sp_configure` batch applied after start.
+pub fn configure_sql(settings: &MssqlSettings) -> Option<String> {
+    settings.max_server_memory_mb.map(|mb| {
+        format!(
+            "EXEC sp_configure 'show advanced options', 1; RECONFIGURE; \
+             EXEC sp_configure 'max server memory (MB)', {mb}; RECONFIGURE;"
+        )
+    })
+}
+
+/// A random password meeting SQL Server's complexity rule (upper, lower, digit, symbol).
+pub fn new_password() -> Result<String, ProvisionError> {
+    let mut bytes = [0u8; 16];
+    let path = Path::new("/dev/urandom");
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(ProvisionError::io("read", path))?;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("Db{hex}!9"))
+}
+
+/// The file in the instance directory holding its `sa` password (mode 0600).
+pub const PASSWORD_FILE: &str = "sa.password";
+
+/// The `sa` password of the instance in `layout`: the one its system databases were created
+/// with, or a new one (saved) when they do not exist yet.
+pub fn instance_password(layout: &Layout) -> Result<String, ProvisionError> {
+    let file = layout.dir.join(PASSWORD_FILE);
+    if layout.data.join("master.mdf").exists() {
+        return match std::fs::read_to_string(&file) {
+            Ok(p) if !p.trim().is_empty() => Ok(p.trim().to_string()),
+            _ => Err(ProvisionError::UnusablePath {
+                path: layout.dir.clone(),
+                reason: format!(
+                    "it holds a SQL Server instance but not its password ({PASSWORD_FILE}); \
+                     remove the directory to start afresh"
+                ),
+            }),
+        };
+    }
+    let password = new_password()?;
+    save_password(&file, &password).map_err(ProvisionError::io("write", &file))?;
+    Ok(password)
+}
+
+/// Write a password to a file only its owner can read.
+pub fn save_password(file: &Path, password: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(file)?;
+    f.write_all(password.as_bytes())
+}
+
+/// Spawn sqlservr on a free port and wait until it is ready; the process and its port.
+pub fn spawn_and_wait(
+    server: &Path,
+    layout: &Layout,
+    settings: &MssqlSettings,
+    password: &str,
+    timeout: Duration,
+) -> Result<(ServerProcess, u16), ProvisionError> {
+    start_on_free_port(
+        PORT_ATTEMPTS,
+        "already in use",
+        || free_port(&[]),
+        |port| {
+            let from = log_len(&layout.server_log);
+            let mut cmd = Command::new(server);
+            cmd.current_dir(&layout.dir)
+                .envs(environment(layout, settings, port, password));
+            let mut process =
+                ServerProcess::spawn(&mut cmd, server, &layout.server_log, Signal::TERM)?;
+            let deadline = Instant::now() + timeout;
+            let ready = || {
+                std::fs::read_to_string(&layout.server_log).is_ok_and(|t| {
+                    t.get(from as usize..)
+                        .is_some_and(|t| t.contains(READY_LINE))
+                }) && TcpStream::connect_timeout(
+                    &SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+                    Duration::from_secs(1),
+                )
+                .is_ok()
+            };
+            match wait_until_ready(&mut process, deadline, ready) {
+                Readiness::Ready => Ok((process, port)),
+                Readiness::Exited(status) => Err(ProvisionError::StartFailed {
+                    server: server.to_path_buf(),
+                    status: status.to_string(),
+                    log: layout.server_log.clone(),
+                    log_tail: log_tail(&layout.server_log, from),
+                }),
+                Readiness::TimedOut => {
+                    let pid = process.pid();
+                    process.stop(
+                        &[(Signal::TERM, Duration::from_secs(30))],
+                        "SIGTERM",
+                        KillTarget::Group,
+                    );
+                    Err(ProvisionError::NotReady {
+                        server: server.to_path_buf(),
+                        pid,
+                        port,
+                        timeout,
+                        log: layout.server_log.clone(),
+                        log_tail: log_tail(&layout.server_log, from),
+                    })
+                }
+            }
+        },
+    )
+}
+
+/// Apply the `sp_configure` settings over a client connection. Runs its own runtime on a
+/// thread of its own, since the caller is a blocking task.
+pub fn configure(
+    port: u16,
+    password: &str,
+    settings: &MssqlSettings,
+) -> Result<(), ConfigureError> {
+    let Some(sql) = configure_sql(settings) else {
+        return Ok(());
+    };
+    let password = password.to_string();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(ConfigureError::Runtime)?;
+        rt.block_on(async {
+            let url = format!(
+                "mssql://sa@127.0.0.1:{port}/master?encrypt=off&trust_server_certificate=true"
+            );
+            let url = crate::engines::mssql::MssqlUrl::parse(&url)?;
+            crate::engines::mssql::run_batch(&url, &password, &sql).await?;
+            Ok(())
+        })
+    })
+    .join()
+    .map_err(|_| ConfigureError::Panicked)?
+}
+
+/// Why the `sp_configure` settings could not be applied to a new server.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigureError {
+    #[error("{0}")]
+    Runtime(#[source] std::io::Error),
+    #[error(transparent)]
+    Url(#[from] crate::engines::mssql::url::UrlError),
+    #[error(transparent)]
+    Batch(#[from] crate::engines::EngineError),
+    #[error("the configuration thread panicked")]
+    Panicked,
+}

@@ -1,0 +1,167 @@
+//! MariaDB and MySQL as an `Engine` and a `Server`: one engine in two flavours that differ in
+//! name only (the server found decides which binary runs), private mariadbd/mysqld instances
+//! sized for the run, MySQL connectors, the InnoDB variables kept with the results, and the
+//! server limits sysbench users trip over (sysbench issue #217).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::server::{MysqlInstance, MysqlSettings};
+use super::{MysqlConfig, MysqlConnector};
+use crate::config::{Invalid, KeyPath};
+use crate::engines::server::{Demand, LimitError, ProvisionError, START_TIMEOUT, Server};
+use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
+
+/// Variables recorded with each instance's results.
+const KEY_VARIABLES: [&str; 9] = [
+    "innodb_buffer_pool_size",
+    "innodb_log_file_size",
+    "innodb_flush_log_at_trx_commit",
+    "innodb_flush_method",
+    "innodb_io_capacity",
+    "max_connections",
+    "max_prepared_stmt_count",
+    "table_open_cache",
+    "version",
+];
+
+/// The MySQL family; `MARIADB` says which flavour a scenario named.
+pub struct MysqlFamily<const MARIADB: bool>;
+
+/// `engine = "mariadb"`.
+pub type Mariadb = MysqlFamily<true>;
+/// `engine = "mysql"`.
+pub type Mysql = MysqlFamily<false>;
+
+const fn ops(name: &'static str, title: &'static str) -> EngineOps {
+    EngineOps {
+        name,
+        title,
+        dialect: Dialect::Mysql,
+        is_server: true,
+        url_scheme: "mysql",
+        single_writer: false,
+        stored_procedures: false,
+        no_prebuilt: None,
+        parse_config,
+        settings_schema: MysqlConfig::settings_schema,
+        check_url: EngineOps::any_url,
+        // InnoDB: about 1.9 GB per 10M-row table, plus the k index.
+        estimate_sysbench_bytes: |rows, k| EngineOps::per_row(rows, k, 190, 215),
+        estimate_tpcc_bytes: |w| EngineOps::per_warehouse(w, 110_000_000),
+    }
+}
+
+const MARIADB_OPS: EngineOps = ops("mariadb", "MariaDB");
+const MYSQL_OPS: EngineOps = ops("mysql", "MySQL");
+
+fn parse_config(table: &toml::Table, key: &KeyPath) -> Result<EngineConfig, Invalid> {
+    MysqlConfig::from_table(table, key).map(EngineConfig::Mysql)
+}
+
+/// Server settings for a private instance sized for the run.
+fn settings(config: &MysqlConfig, demand: &Demand) -> MysqlSettings {
+    let clients = u64::from(demand.connections);
+    let tables = u64::from(demand.tables);
+    MysqlSettings {
+        server_bin: config.server_bin.as_ref().map(PathBuf::from),
+        buffer_pool_bytes: config.buffer_pool_bytes,
+        log_file_size_bytes: config.log_file_size_bytes,
+        flush_log_at_trx_commit: config.flush_log_at_trx_commit,
+        flush_method: config.flush_method.clone(),
+        io_capacity: config.io_capacity,
+        extra: config.extra.clone(),
+        // clients + loaders + a few for us
+        max_connections: (clients + 64).min(100_000) as u32,
+        max_prepared_stmt_count: (clients * demand.statements_per_client as u64 * 11 / 10 + 1024)
+            .min(1_048_576),
+        table_open_cache: (tables * clients.min(64) + 400).min(524_288) as u32,
+    }
+}
+
+impl<const MARIADB: bool> Engine for MysqlFamily<MARIADB> {
+    const OPS: &'static EngineOps = if MARIADB { &MARIADB_OPS } else { &MYSQL_OPS };
+    type Config = MysqlConfig;
+    type Connector = MysqlConnector;
+
+    fn config(c: &EngineConfig) -> Option<&MysqlConfig> {
+        match c {
+            EngineConfig::Mysql(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    fn cache(config: &MysqlConfig) -> Option<(u64, &'static str)> {
+        Some((config.buffer_pool_bytes, "buffer pool"))
+    }
+}
+
+impl<const MARIADB: bool> Server for MysqlFamily<MARIADB> {
+    type Instance = MysqlInstance;
+
+    fn start(
+        name: &str,
+        config: &MysqlConfig,
+        demand: &Demand,
+        dir: &Path,
+    ) -> Result<MysqlInstance, ProvisionError> {
+        MysqlInstance::start(name, dir, &settings(config, demand), START_TIMEOUT)
+    }
+
+    fn url(i: &MysqlInstance) -> String {
+        i.url()
+    }
+
+    fn describe(i: &MysqlInstance) -> String {
+        format!("127.0.0.1:{} (pid {})", i.port(), i.pid())
+    }
+
+    fn stop(i: &mut MysqlInstance) -> Result<(), ProvisionError> {
+        i.stop()
+    }
+
+    fn detach(i: MysqlInstance) -> String {
+        i.detach()
+    }
+
+    async fn connect(
+        _config: &MysqlConfig,
+        url: &str,
+        password: Option<&str>,
+    ) -> Result<MysqlConnector, EngineError> {
+        MysqlConnector::new(url, password).await
+    }
+
+    async fn variables(c: &MysqlConnector) -> BTreeMap<String, String> {
+        c.variables(&KEY_VARIABLES)
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .collect()
+    }
+
+    /// 32 clients on 100 tables prepare 28,864 statements, above MySQL's default 16,382.
+    fn check_limits(demand: &Demand, vars: &BTreeMap<String, String>) -> Result<(), LimitError> {
+        let clients = u64::from(demand.connections);
+        let needs = [
+            ("max_connections", clients + 10),
+            (
+                "max_prepared_stmt_count",
+                clients * demand.statements_per_client as u64,
+            ),
+        ];
+        for (setting, need) in needs {
+            if let Some(have) = vars.get(setting).and_then(|v| v.parse::<u64>().ok())
+                && have < need
+            {
+                return Err(LimitError::Setting {
+                    setting,
+                    have,
+                    need,
+                    remedy: format!("raise it on the server (SET GLOBAL {setting} = {need})"),
+                });
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,146 @@
+//! PostgreSQL as an `Engine` and a `Server`: private clusters (optionally with the WAL on
+//! another drive) sized for the run, tokio-postgres connectors, and the settings kept with the
+//! results.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::server::{PostgresInstance, PostgresSettings};
+use super::{PgConnector, PostgresConfig};
+use crate::config::{Invalid, KeyPath};
+use crate::engines::server::{Demand, LimitError, ProvisionError, START_TIMEOUT, Server};
+use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
+
+/// Settings recorded with each instance's results.
+const KEY_SETTINGS: [&str; 9] = [
+    "shared_buffers",
+    "max_wal_size",
+    "synchronous_commit",
+    "wal_sync_method",
+    "checkpoint_timeout",
+    "fsync",
+    "full_page_writes",
+    "max_connections",
+    "server_version",
+];
+
+/// `engine = "postgres"`.
+pub struct Postgres;
+
+const OPS: EngineOps = EngineOps {
+    name: "postgres",
+    title: "PostgreSQL",
+    dialect: Dialect::Postgres,
+    is_server: true,
+    url_scheme: "postgres",
+    single_writer: false,
+    stored_procedures: false,
+    no_prebuilt: None,
+    parse_config,
+    settings_schema: PostgresConfig::settings_schema,
+    check_url: EngineOps::any_url,
+    // Heap tuple (~218 bytes with CHAR padding and line pointer) plus the primary key.
+    estimate_sysbench_bytes: |rows, k| EngineOps::per_row(rows, k, 250, 270),
+    estimate_tpcc_bytes: |w| EngineOps::per_warehouse(w, 115_000_000),
+};
+
+fn parse_config(table: &toml::Table, key: &KeyPath) -> Result<EngineConfig, Invalid> {
+    PostgresConfig::from_table(table, key).map(EngineConfig::Postgres)
+}
+
+fn settings(config: &PostgresConfig, demand: &Demand) -> PostgresSettings {
+    PostgresSettings {
+        server_bin: config.server_bin.as_ref().map(PathBuf::from),
+        wal_dir: config.wal_dir.as_ref().map(PathBuf::from),
+        shared_buffers_bytes: config.shared_buffers_bytes,
+        max_wal_size_bytes: config.max_wal_size_bytes,
+        synchronous_commit: config.synchronous_commit.clone(),
+        wal_sync_method: config.wal_sync_method.clone(),
+        checkpoint_timeout_s: config.checkpoint_timeout_s,
+        extra: config.extra.clone(),
+        // clients + loaders + a few for us
+        max_connections: (demand.connections + 64).min(100_000),
+    }
+}
+
+impl Engine for Postgres {
+    const OPS: &'static EngineOps = &OPS;
+    type Config = PostgresConfig;
+    type Connector = PgConnector;
+
+    fn config(c: &EngineConfig) -> Option<&PostgresConfig> {
+        match c {
+            EngineConfig::Postgres(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    fn cache(config: &PostgresConfig) -> Option<(u64, &'static str)> {
+        Some((config.shared_buffers_bytes, "shared_buffers"))
+    }
+}
+
+impl Server for Postgres {
+    type Instance = PostgresInstance;
+
+    fn start(
+        name: &str,
+        config: &PostgresConfig,
+        demand: &Demand,
+        dir: &Path,
+    ) -> Result<PostgresInstance, ProvisionError> {
+        let mut s = settings(config, demand);
+        // Each instance keeps its WAL apart when a wal_dir is given.
+        s.wal_dir = s.wal_dir.map(|w| w.join(name));
+        PostgresInstance::start(name, dir, &s, START_TIMEOUT)
+    }
+
+    fn url(i: &PostgresInstance) -> String {
+        i.url()
+    }
+
+    fn describe(i: &PostgresInstance) -> String {
+        format!("127.0.0.1:{} (pid {})", i.port(), i.pid())
+    }
+
+    fn stop(i: &mut PostgresInstance) -> Result<(), ProvisionError> {
+        i.stop()
+    }
+
+    fn detach(i: PostgresInstance) -> String {
+        i.detach()
+    }
+
+    async fn connect(
+        _config: &PostgresConfig,
+        url: &str,
+        password: Option<&str>,
+    ) -> Result<PgConnector, EngineError> {
+        PgConnector::new(url, password).await
+    }
+
+    async fn variables(c: &PgConnector) -> BTreeMap<String, String> {
+        c.variables(&KEY_SETTINGS)
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .collect()
+    }
+
+    fn check_limits(demand: &Demand, vars: &BTreeMap<String, String>) -> Result<(), LimitError> {
+        let need = u64::from(demand.connections) + 10;
+        if let Some(have) = vars
+            .get("max_connections")
+            .and_then(|v| v.parse::<u64>().ok())
+            && have < need
+        {
+            return Err(LimitError::Setting {
+                setting: "max_connections",
+                have,
+                need,
+                remedy: "raise it in postgresql.conf and restart".into(),
+            });
+        }
+        Ok(())
+    }
+}
