@@ -121,7 +121,7 @@ pub(super) fn close(report: &mut RunReport, ending: &Ending) -> i32 {
         }
         Ending::Failed(e) => {
             report.status = RunStatus::Failed;
-            report.error = Some(e.clone());
+            report.error = Some(e.to_string());
             EXIT_FAILED
         }
         Ending::Interrupted => {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::Ending;
+use super::{Ending, Reason, Stage};
 use crate::clients::fleet::{Fleet, Wake};
 use crate::curve::backlog::Backlog;
 use crate::curve::{CurveDriver, PointOutcome, Step};
@@ -75,11 +75,12 @@ impl CurveRun<'_> {
             completed: false,
         });
         if let Err(e) = self.dir.write_result(self.report) {
-            return Ending::Failed(e.to_string());
+            return Ending::failed(Stage::Results, e);
         }
         if peaks.iter().any(|&p| p <= 0.0) {
-            return Ending::Failed(
-                "curve: an instance completed no transaction in the max run".into(),
+            return Ending::failed(
+                Stage::Curve,
+                Reason("curve: an instance completed no transaction in the max run".into()),
             );
         }
         let mut driver = CurveDriver::new(c.spec.clone(), peak);
@@ -111,7 +112,7 @@ impl CurveRun<'_> {
             let last = self.report.curves.len() - 1;
             self.report.curves[last].points.push(point);
             if let Err(e) = self.dir.write_result(self.report) {
-                return Ending::Failed(e.to_string());
+                return Ending::failed(Stage::Results, e);
             }
         }
         let last = self.report.curves.len() - 1;
@@ -155,7 +156,7 @@ impl CurveRun<'_> {
         match self.fleet.wait(deadline, self.cancel).await {
             Wake::Tick => Ok(()),
             Wake::Cancelled => Err(Ending::Interrupted),
-            Wake::Failed(e) => Err(Ending::Failed(e.to_string())),
+            Wake::Failed(e) => Err(Ending::failed(Stage::Curve, e)),
         }
     }
 

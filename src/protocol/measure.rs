@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::db_curve::CurveRun;
 use super::phases::{PhaseHooks, run_phases};
-use super::{Ending, RunCtx};
+use super::{Ending, RunCtx, Stage};
 use crate::clients::Pacing;
 use crate::clients::fleet::{Fleet, FleetError, FleetSpec};
 use crate::engines::Connector;
@@ -43,7 +43,7 @@ pub async fn run_workload<C: Connector, W: Workload>(
     {
         Ok(f) => f,
         Err(FleetError::Interrupted) => return Ending::Interrupted,
-        Err(e) => return Ending::Failed(e.to_string()),
+        Err(e) => return Ending::failed(Stage::Setup, e),
     };
     let mut ending = run_phases(plan, &mut fleet, kinds, hooks, ctx).await;
     if let (Ending::Complete, Some(curve)) = (&ending, &plan.curve) {

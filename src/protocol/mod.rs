@@ -9,6 +9,7 @@
 //! `preflight` what can be known before anything starts.
 
 mod db_curve;
+mod ending;
 mod load;
 mod measure;
 mod phases;
@@ -34,15 +35,8 @@ use crate::scenario::Plan;
 use crate::scenario::plan::BenchmarkKind;
 use crate::workload::sysbench::Sysbench;
 use crate::workload::tpcc::workload::Tpcc;
+pub use ending::{Cause, Ending, Reason, RunError, Stage};
 pub use load::{LoadFailure, load_instance, statements_per_client};
-
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Ending {
-    Complete,
-    Failed(String),
-    Interrupted,
-}
 
 /// What an engine knows about an instance before the generic protocol starts.
 #[derive(Debug, Clone, Default)]
@@ -66,7 +60,7 @@ pub struct RunCtx<'a> {
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.
 pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     let ending = match plan.instances.first().map(|i| i.engine) {
-        None => Ending::Failed("no instances".into()),
+        None => Ending::failed(Stage::Setup, Reason("no instances".into())),
         Some(kind) => dispatch(kind, Run { plan, ctx }).await,
     };
     match ending {
@@ -98,15 +92,15 @@ async fn run_embedded<E: Embedded>(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending 
     for inst in &plan.instances {
         let config = match servers::config_of::<E>(inst) {
             Ok(c) => c,
-            Err(e) => return Ending::Failed(e.to_string()),
+            Err(e) => return Ending::failed(Stage::Setup, e),
         };
         let dir = target.join(&inst.name);
         if let Err(e) = std::fs::create_dir_all(&dir) {
-            return Ending::Failed(format!(
-                "instance {}: cannot create {}: {e}",
-                inst.name,
-                dir.display()
-            ));
+            return Ending::failed_on(
+                Stage::Setup,
+                &inst.name,
+                Reason(format!("cannot create {}: {e}", dir.display())),
+            );
         }
         connectors.push(Arc::new(E::open(&dir, config, statements_per_client(plan))));
     }
@@ -123,7 +117,7 @@ pub(crate) async fn run_with<C: Connector>(
 ) -> Ending {
     let dialect = plan.instances.first().map(|i| i.engine.dialect());
     let Some(dialect) = dialect else {
-        return Ending::Failed("no instances".into());
+        return Ending::failed(Stage::Setup, Reason("no instances".into()));
     };
     ctx.report.instances = plan
         .instances
@@ -147,11 +141,11 @@ pub(crate) async fn run_with<C: Connector>(
     match load::load_all(plan, &connectors, ctx).await {
         Ok(()) => {}
         Err(LoadFailure::Interrupted) => return Ending::Interrupted,
-        Err(e) => return Ending::Failed(format!("load: {e}")),
+        Err(e) => return Ending::failed(Stage::Load, e),
     }
     ctx.report.status = RunStatus::Running;
     if let Err(e) = ctx.dir.write_result(ctx.report) {
-        return Ending::Failed(e.to_string());
+        return Ending::failed(Stage::Results, e);
     }
     match (
         plan.workload.benchmark,
@@ -165,7 +159,7 @@ pub(crate) async fn run_with<C: Connector>(
         (BenchmarkKind::Tpcc, _, Some(o)) => {
             let workload = match Tpcc::new(o.clone(), dialect, plan.seed) {
                 Ok(w) => Arc::new(w),
-                Err(e) => return Ending::Failed(e),
+                Err(e) => return Ending::failed(Stage::Setup, e),
             };
             let mut hooks = tpcc::TpccHooks {
                 probe: tpcc::NewOrderProbe::open(plan, &connectors).await,
@@ -175,11 +169,14 @@ pub(crate) async fn run_with<C: Connector>(
             };
             let ending = measure::run_workload(plan, &connectors, workload, &mut hooks, ctx).await;
             drop(hooks);
-            if ending != Ending::Complete {
+            if !ending.is_complete() {
                 return ending;
             }
             tpcc::checks_after_phases(plan, &connectors, o.warehouses, ctx).await
         }
-        _ => Ending::Failed("the plan has no options for its benchmark".into()),
+        _ => Ending::failed(
+            Stage::Setup,
+            Reason("the plan has no options for its benchmark".into()),
+        ),
     }
 }

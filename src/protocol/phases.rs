@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::{Ending, RunCtx};
+use super::{Ending, RunCtx, Stage};
 use crate::clients::fleet::{Fleet, Wake};
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{Recorded, histogram};
@@ -78,7 +78,7 @@ pub async fn run_phases(
         ctx.report.phases.push(closed);
         phase_start = sampled.last_tick;
         if let Err(e) = ctx.dir.write_result(ctx.report) {
-            stop.get_or_insert(Ending::Failed(e.to_string()));
+            stop.get_or_insert(Ending::failed(Stage::Results, e));
         }
         if let Some(s) = stop {
             return s;
@@ -126,7 +126,7 @@ async fn sample_phase(
         s.last_tick = now;
         match wake {
             Wake::Cancelled => s.stop = Some(Ending::Interrupted),
-            Wake::Failed(e) => s.stop = Some(Ending::Failed(e.to_string())),
+            Wake::Failed(e) => s.stop = Some(Ending::failed(Stage::Phases, e)),
             Wake::Tick => {}
         }
         if s.stop.is_some() || tick_planned >= planned_end {
@@ -158,7 +158,7 @@ fn record_interval(
             &summary,
         );
         if let Err(e) = ctx.dir.append_series(&row) {
-            s.stop.get_or_insert(Ending::Failed(e.to_string()));
+            s.stop.get_or_insert(Ending::failed(Stage::Results, e));
         }
         s.series.push(row);
         s.totals[i].merge(r);

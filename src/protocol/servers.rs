@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicU64;
 use tokio_util::sync::CancellationToken;
 
 use super::prebuilt;
-use super::{Ending, InstanceExtras, LoadFailure, RunCtx, run_with};
+use super::{Ending, InstanceExtras, LoadFailure, Reason, RunCtx, RunError, Stage, run_with};
 use crate::engines::server::{Demand, PasswordError, ProvisionError, Server, external_password};
 use crate::engines::{Engine, EngineError};
 use crate::report::live::Console;
@@ -93,7 +93,7 @@ pub(crate) async fn run_kind<K: Server>(plan: &Plan, ctx: &mut RunCtx<'_>) -> En
     let mut servers: Vec<(usize, K::Instance)> = Vec::new();
     let copies = match copy_prebuilt::<K>(plan, &demand, ctx).await {
         Ok(c) => c,
-        Err(e) => return Ending::Failed(e.to_string()),
+        Err(e) => return Ending::failed(Stage::Setup, e),
     };
     let mut starts = Vec::new();
     for (i, inst) in plan.instances.iter().enumerate() {
@@ -102,7 +102,7 @@ pub(crate) async fn run_kind<K: Server>(plan: &Plan, ctx: &mut RunCtx<'_>) -> En
         }
         let config = match config_of::<K>(inst) {
             Ok(c) => c.clone(),
-            Err(e) => return Ending::Failed(e.to_string()),
+            Err(e) => return Ending::failed(Stage::Setup, e),
         };
         let (name, dir) = (inst.name.clone(), target.join(&inst.name));
         ctx.console
@@ -122,10 +122,11 @@ pub(crate) async fn run_kind<K: Server>(plan: &Plan, ctx: &mut RunCtx<'_>) -> En
                 servers.push((i, server));
             }
             Ok(Err(e)) => {
-                failure.get_or_insert(format!("instance {name}: {e}"));
+                failure.get_or_insert(RunError::new(Stage::Setup, e).on(name));
             }
             Err(e) => {
-                failure.get_or_insert(format!("instance {name}: start panicked: {e}"));
+                let cause = Reason(format!("start panicked: {e}"));
+                failure.get_or_insert(RunError::new(Stage::Setup, cause).on(name));
             }
         }
     }
@@ -152,20 +153,20 @@ async fn connect_and_run<K: Server>(
             Some((_, server)) => (K::url(server), K::password(server)),
             None => match password(inst) {
                 Ok(p) => (inst.url.clone().unwrap_or_default(), p),
-                Err(e) => return Ending::Failed(e.to_string()),
+                Err(e) => return Ending::failed(Stage::Setup, e),
             },
         };
         let config = match config_of::<K>(inst) {
             Ok(c) => c,
-            Err(e) => return Ending::Failed(e.to_string()),
+            Err(e) => return Ending::failed(Stage::Setup, e),
         };
         let connector = match K::connect(config, &url, password.as_deref()).await {
             Ok(c) => c,
-            Err(e) => return Ending::Failed(format!("instance {}: {e}", inst.name)),
+            Err(e) => return Ending::failed_on(Stage::Setup, &inst.name, e),
         };
         let vars = K::variables(&connector).await;
         if let Err(e) = K::check_limits(demand, &vars) {
-            return Ending::Failed(format!("instance {}: {e}", inst.name));
+            return Ending::failed_on(Stage::Setup, &inst.name, e);
         }
         extras.push(InstanceExtras {
             variables: vars,

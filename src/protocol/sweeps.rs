@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::{Ending, RunCtx};
+use super::{Ending, RunCtx, Stage};
 use crate::config::units::format_bytes;
 use crate::config::units::format_duration;
 use crate::io::fill::{FillProgress, FillResult, FillSpec, fill};
@@ -73,13 +73,13 @@ pub async fn run_all(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
         let created = matches!(sweep.target, SweepTarget::File { .. }) && !path.exists();
         let ending = match open(sweep, &plan.target_path) {
             Ok(target) => run_one(plan.seed, sweep, target, ctx).await,
-            Err(e) => Ending::Failed(format!("sweep[{i}]: {e}")),
+            Err(e) => Ending::failed(Stage::Sweep(format!("sweep[{i}]")), e),
         };
         if created && let Err(e) = std::fs::remove_file(&path) {
             ctx.console
                 .line(&format!("warning: cannot remove {}: {e}", path.display()));
         }
-        if ending != Ending::Complete {
+        if !ending.is_complete() {
             return ending;
         }
     }
@@ -222,8 +222,8 @@ pub async fn run_one(
         .await
         .unwrap_or_else(|e| Err(IoError::Worker(format!("sweep thread: {e}"))));
     match (ran, failed) {
-        (Err(e), _) => Ending::Failed(format!("sweep on {path}: {e}")),
-        (Ok(()), Some(e)) => Ending::Failed(e),
+        (Err(e), _) => Ending::failed(Stage::Sweep(format!("sweep on {path}")), e),
+        (Ok(()), Some(e)) => Ending::failed(Stage::Results, e),
         (Ok(()), None) if stop.load(Ordering::Relaxed) => Ending::Interrupted,
         (Ok(()), None) => Ending::Complete,
     }

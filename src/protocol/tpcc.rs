@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::phases::PhaseHooks;
-use super::{Ending, RunCtx};
+use super::{Ending, Reason, RunCtx, Stage};
 use crate::engines::{Connector, EngineError, Rows, Session, StmtId};
 use crate::report::result::PhaseReport;
 use crate::report::tpcc::{InstanceCheck, phase_figures};
@@ -117,7 +117,7 @@ pub async fn checks_after_phases<C: Connector>(
             ctx.report.checks = checks;
             Ending::Complete
         }
-        Err(e) => Ending::Failed(e),
+        Err(e) => Ending::failed(Stage::Checks, Reason(e)),
     }
 }
 
