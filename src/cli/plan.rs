@@ -45,7 +45,22 @@ fn dur(ms: u64) -> String {
 
 pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
     let mut s = String::new();
-    let w = &plan.workload;
+    header(&mut s, plan);
+    workload(&mut s, plan);
+    if plan.time_scale != 1.0 {
+        let _ = writeln!(s, "scale     every duration x {}", plan.time_scale);
+    }
+    timeline(&mut s, plan);
+    sizes_and_sweeps(&mut s, plan);
+    let _ = writeln!(s, "\npreflight");
+    for f in findings {
+        let _ = writeln!(s, "  {:<8} {}", f.level.as_str(), f.message);
+    }
+    s
+}
+
+/// The scenario, its overrides, the instances and the target.
+fn header(s: &mut String, plan: &Plan) {
     let _ = writeln!(s, "scenario  {} ({})", plan.name, plan.scenario_file);
     for o in &plan.overrides {
         let _ = writeln!(s, "override  {o}");
@@ -57,6 +72,12 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
         .collect();
     let _ = writeln!(s, "instances {}", engines.join(", "));
     let _ = writeln!(s, "target    {}", plan.target_path);
+}
+
+/// The workload line (sysbench or TPC-C-like), TPC-C's departures from the spec, and the
+/// connection pool when the clients share one.
+fn workload(s: &mut String, plan: &Plan) {
+    let w = &plan.workload;
     let pacing = match w.rate {
         Some(r) => format!("open model, {r} tx/s per instance (Poisson arrivals)"),
         None => "closed loop".to_string(),
@@ -105,9 +126,10 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
             w.clients
         );
     }
-    if plan.time_scale != 1.0 {
-        let _ = writeln!(s, "scale     every duration x {}", plan.time_scale);
-    }
+}
+
+/// The phases with their start offsets and durations, then the curve's steps when there is one.
+fn timeline(s: &mut String, plan: &Plan) {
     let _ = writeln!(
         s,
         "\ntimeline (report every {})",
@@ -137,13 +159,17 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
         ""
     );
     if let Some(c) = &plan.curve {
-        s += &c.timeline(plan.estimates.phases_total_ms);
+        *s += &c.timeline(plan.estimates.phases_total_ms);
     }
     let _ = writeln!(
         s,
         "  total {} of phases, plus the load",
         dur(plan.estimates.phases_total_ms)
     );
+}
+
+/// The data and client memory estimates, then each sweep as it will run.
+fn sizes_and_sweeps(s: &mut String, plan: &Plan) {
     let e = &plan.estimates;
     let _ = writeln!(
         s,
@@ -163,9 +189,4 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
             let _ = writeln!(s, "  {line}");
         }
     }
-    let _ = writeln!(s, "\npreflight");
-    for f in findings {
-        let _ = writeln!(s, "  {:<8} {}", f.level.as_str(), f.message);
-    }
-    s
 }

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::CliError;
 use super::run::utc_now;
 use crate::config::{Invalid, KeyPath};
-use crate::io::{Arrivals, EngineChoice, PROFILES, check_point};
+use crate::io::{Arrivals, DirectTarget, EngineChoice, PROFILES, check_point};
 use crate::protocol::{self, Ending};
 use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport};
@@ -125,7 +125,11 @@ fn flag_of(err: &Invalid) -> String {
 /// The flags as a `[[sweep]]` entry, with the target settled: a device, an existing file
 /// (its size by default) or a file to create.
 fn section(a: &Args) -> Result<SweepSection, CliError> {
-    let invalid = |m: String| Err(CliError::Invalid(m));
+    settle_target(a, flags(a)?)
+}
+
+/// The sweep's settings from the flags, the target not yet settled.
+fn flags(a: &Args) -> Result<SweepSection, CliError> {
     let curve = match &a.curve {
         None => None,
         Some(text) if text.trim() == "max" => Some(Vec::new()),
@@ -140,7 +144,7 @@ fn section(a: &Args) -> Result<SweepSection, CliError> {
                 })?,
         ),
     };
-    let mut s = SweepSection {
+    Ok(SweepSection {
         profiles: (!a.profiles.is_empty()).then(|| a.profiles.clone()),
         bs: a.bs.clone(),
         read_pct: a.read_pct,
@@ -166,7 +170,13 @@ fn section(a: &Args) -> Result<SweepSection, CliError> {
         }),
         submit_batch: a.submit_batch,
         ..SweepSection::default()
-    };
+    })
+}
+
+/// `s` with its target settled from --target, --size and --destroy-data: a device (whole),
+/// an existing file (its size by default), or a file to create (in a directory that exists).
+fn settle_target(a: &Args, mut s: SweepSection) -> Result<SweepSection, CliError> {
+    let invalid = |m: String| Err(CliError::Invalid(m));
     if a.target.as_os_str().is_empty() {
         return invalid("--target: must not be empty".into());
     }
@@ -277,51 +287,14 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
     let sweep = resolve(&section, &KeyPath::root(), 1.0)
         .map_err(|e| CliError::Invalid(format!("{}: {}", flag_of(&e), e.message)))?;
     let path = sweep.target_path("");
-    let points: Vec<_> = sweep
-        .profiles
-        .iter()
-        .map(|p| {
-            let mut point = p.spec(sweep.region, 0.0, 1.0, crate::io::Pacing::Uncontrolled, 1);
-            point.engine = sweep.io_engine;
-            point.submit_batch = sweep.submit_batch;
-            (p.name.clone(), point)
-        })
-        .collect();
-    let bad_point =
-        |name: &str, e: crate::io::IoError| CliError::Invalid(format!("profile {name}: {e}"));
-    for (name, point) in &points {
-        point.validate().map_err(|e| bad_point(name, e))?;
-    }
-    let existed = path.exists();
-    let target = protocol::sweeps::open(&sweep, "")
-        .map_err(|e| CliError::Invalid(format!("--target: {e}")))?;
-    for (name, point) in &points {
-        if let Err(e) = check_point(&target, point) {
-            if !existed {
-                let _ = std::fs::remove_file(&path);
-            }
-            return Err(bad_point(name, e));
-        }
-    }
+    let target = open_checked(&sweep, &path)?;
     let is_device = matches!(
         sweep.target,
         crate::scenario::sweep::SweepTarget::Device { .. }
     );
     let info = target_info(&path, target.device.clone(), is_device);
     let plan = sweep_only_plan(sweep.clone(), &path);
-    let out = args.out.clone().unwrap_or_else(|| {
-        let stamp: String = utc_now()
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .collect();
-        PathBuf::from("runs").join(format!("sweep-{stamp}"))
-    });
-    let mut dir = RunDir::create(&out).map_err(|e| CliError::Invalid(e.to_string()))?;
-    report::write_json(&out.join(report::PLAN_FILE), &plan)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    if let Ok(f) = std::fs::File::create(out.join(report::LOG_FILE)) {
-        super::logging::set_log_file(f);
-    }
+    let (out, mut dir) = start_run_dir(&args, &plan)?;
     let console = Console::new(args.quiet);
     console.line(&format!(
         "drivebench {}: sweep -> {}",
@@ -361,4 +334,55 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
     }
     crate::report::live::stdout_text(&format!("\nResults: {}\n", out.display()));
     Ok(code)
+}
+
+/// Every profile's point checked on its own, the target at `path` opened, and every point
+/// checked against it; a file this created is removed again when a point does not fit.
+fn open_checked(sweep: &PlanSweep, path: &Path) -> Result<DirectTarget, CliError> {
+    let points: Vec<_> = sweep
+        .profiles
+        .iter()
+        .map(|p| {
+            let mut point = p.spec(sweep.region, 0.0, 1.0, crate::io::Pacing::Uncontrolled, 1);
+            point.engine = sweep.io_engine;
+            point.submit_batch = sweep.submit_batch;
+            (p.name.clone(), point)
+        })
+        .collect();
+    let bad_point =
+        |name: &str, e: crate::io::IoError| CliError::Invalid(format!("profile {name}: {e}"));
+    for (name, point) in &points {
+        point.validate().map_err(|e| bad_point(name, e))?;
+    }
+    let existed = path.exists();
+    let target = protocol::sweeps::open(sweep, "")
+        .map_err(|e| CliError::Invalid(format!("--target: {e}")))?;
+    for (name, point) in &points {
+        if let Err(e) = check_point(&target, point) {
+            if !existed {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(bad_point(name, e));
+        }
+    }
+    Ok(target)
+}
+
+/// The run directory (--out, or runs/sweep-<UTC timestamp>) with plan.json in it, the log
+/// file opened there.
+fn start_run_dir(args: &Args, plan: &Plan) -> Result<(PathBuf, RunDir), CliError> {
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stamp: String = utc_now()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect();
+        PathBuf::from("runs").join(format!("sweep-{stamp}"))
+    });
+    let dir = RunDir::create(&out).map_err(|e| CliError::Invalid(e.to_string()))?;
+    report::write_json(&out.join(report::PLAN_FILE), plan)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    if let Ok(f) = std::fs::File::create(out.join(report::LOG_FILE)) {
+        super::logging::set_log_file(f);
+    }
+    Ok((out, dir))
 }

@@ -165,90 +165,72 @@ fn run_workers(
         )));
     }
     let warmup_ns = (spec.warmup_secs * 1e9) as u64;
-    let end_ns = warmup_ns.saturating_add((spec.duration_secs * 1e9) as u64);
-    let slot_bytes = spec.block_sizes.max_bytes() as usize;
-    let align = target.alignment.memory_bytes as usize;
-    let halt = AtomicBool::new(false);
+    let crew = Crew {
+        target,
+        spec,
+        region,
+        engine,
+        workers,
+        depth,
+        warmup_ns,
+        end_ns: warmup_ns.saturating_add((spec.duration_secs * 1e9) as u64),
+        slot_bytes: spec.block_sizes.max_bytes() as usize,
+        align: target.alignment.memory_bytes as usize,
+        halt: AtomicBool::new(false),
+    };
+    let (records, cpu_secs) = std::thread::scope(|scope| crew.run(scope, stop));
+    Ok(WorkersRan {
+        records: records?,
+        cpu_secs,
+        halted: crew.halt.load(Ordering::Relaxed),
+        workers,
+        depth,
+    })
+}
 
-    let (records, cpu_secs) = std::thread::scope(|scope| {
+/// What the worker threads of one point share: the target, the point, the engine and how
+/// many workers of which depth, the recorded window, and the halt flag.
+struct Crew<'a> {
+    target: &'a DirectTarget,
+    spec: &'a PointSpec,
+    region: ByteRegion,
+    engine: IoEngineKind,
+    workers: u32,
+    depth: u32,
+    warmup_ns: u64,
+    end_ns: u64,
+    slot_bytes: usize,
+    align: usize,
+    halt: AtomicBool,
+}
+
+/// A worker's handle, as `join_all` takes it.
+type Handle<'scope> = std::thread::ScopedJoinHandle<'scope, Result<Recorder, IoError>>;
+
+impl Crew<'_> {
+    /// Spawn every worker, start them together once all are set up, take the CPU reading over
+    /// the recorded window, and join them: their records and the CPU seconds.
+    fn run<'scope>(
+        &'scope self,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        stop: &AtomicBool,
+    ) -> (Result<Vec<Recorder>, IoError>, f64) {
         let (ready_tx, ready_rx) = mpsc::channel::<bool>();
-        let mut handles = Vec::new();
+        let mut handles: Vec<Handle<'scope>> = Vec::new();
         let mut starts = Vec::new();
-        for id in 0..workers {
+        for id in 0..self.workers {
             let (start_tx, start_rx) = mpsc::channel::<Option<Instant>>();
             let ready = ready_tx.clone();
-            let halt = &halt;
-            let body = move || -> Result<Recorder, IoError> {
-                let mut fill_rng = Rng::for_client(spec.seed ^ 0x5eed_f111, 1, u64::from(id));
-                let prepared = match engine {
-                    IoEngineKind::IoUring => Ring::new(&target.file, depth, slot_bytes, align)
-                        .map(|mut ring| {
-                            ring.fill(|| fill_rng.next_u64());
-                            Prepared::Uring(Box::new(ring))
-                        })
-                        .map_err(|e| IoError::UringUnavailable(e.to_string())),
-                    IoEngineKind::Psync => AlignedBuf::new(1, slot_bytes, align)
-                        .map(|mut buf| {
-                            fill_bytes(buf.as_mut_slice(), || fill_rng.next_u64());
-                            Prepared::Psync(buf)
-                        })
-                        .ok_or_else(|| IoError::Worker("out of memory for buffers".to_owned())),
-                };
-                let _ = ready.send(prepared.is_ok());
-                let prepared = prepared?;
-                let Ok(Some(start)) = start_rx.recv() else {
-                    // Another worker failed to set up and reports why; this one did nothing.
-                    return Ok(Recorder::new(warmup_ns, end_ns, false));
-                };
-                let rng = Rng::for_client(spec.seed, 0, u64::from(id));
-                let stream = IoStream::new(
-                    rng.clone(),
-                    region,
-                    &spec.block_sizes,
-                    spec.read_pct,
-                    spec.random_pct,
-                    u64::from(id),
-                    u64::from(workers),
-                );
-                let schedule = match spec.pacing {
-                    Pacing::Uncontrolled => None,
-                    Pacing::Rate { iops, arrivals } => Some(Schedule::new(
-                        iops,
-                        arrivals,
-                        Rng::for_client(spec.seed, 2, u64::from(id)),
-                        id,
-                        workers,
-                    )),
-                };
-                let mut w = Worker {
-                    file: &target.file,
-                    path: &target.path,
-                    clock: Clock::new(start),
-                    end_ns,
-                    halt,
-                    stream,
-                    schedule,
-                    recorder: Recorder::new(warmup_ns, end_ns, spec.log_offsets),
-                };
-                let ran = match prepared {
-                    Prepared::Uring(ring) => uring::run(&mut w, *ring, spec.submit_batch),
-                    Prepared::Psync(buf) => psync::run(&mut w, buf),
-                };
-                if ran.is_err() {
-                    halt.store(true, Ordering::Relaxed);
-                }
-                ran.map(|()| w.recorder)
-            };
             let spawned = std::thread::Builder::new()
                 .name(format!("drivebench-io-{id}"))
-                .spawn_scoped(scope, body);
+                .spawn_scoped(scope, move || self.worker(id, ready, start_rx));
             match spawned {
                 Ok(handle) => {
                     handles.push(handle);
                     starts.push(start_tx);
                 }
                 Err(e) => {
-                    halt.store(true, Ordering::Relaxed);
+                    self.halt.store(true, Ordering::Relaxed);
                     drop(starts);
                     let spawn_error = Err(IoError::Worker(format!("spawn: {e}")));
                     return (join_all(handles, spawn_error), 0.0);
@@ -256,7 +238,7 @@ fn run_workers(
             }
         }
         drop(ready_tx);
-        let all_ready = (0..workers).all(|_| ready_rx.recv() == Ok(true));
+        let all_ready = (0..self.workers).all(|_| ready_rx.recv() == Ok(true));
         if !all_ready {
             drop(starts);
             return (join_all(handles, Ok(())), 0.0);
@@ -266,24 +248,99 @@ fn run_workers(
             let _ = tx.send(Some(start));
         }
         let clock = Clock::new(start);
-        wait_until(&clock, warmup_ns, stop, &halt);
+        wait_until(&clock, self.warmup_ns, stop, &self.halt);
         let cpu_before = process_cpu_secs();
-        wait_until(&clock, end_ns, stop, &halt);
+        wait_until(&clock, self.end_ns, stop, &self.halt);
         let cpu_secs = process_cpu_secs() - cpu_before;
         (join_all(handles, Ok(())), cpu_secs)
-    });
-    Ok(WorkersRan {
-        records: records?,
-        cpu_secs,
-        halted: halt.load(Ordering::Relaxed),
-        workers,
-        depth,
-    })
+    }
+
+    /// Worker `id`: set up, say whether that worked on `ready`, wait for the common start on
+    /// `start_rx` (none when another worker failed to set up), then run its engine.
+    fn worker(
+        &self,
+        id: u32,
+        ready: mpsc::Sender<bool>,
+        start_rx: mpsc::Receiver<Option<Instant>>,
+    ) -> Result<Recorder, IoError> {
+        let prepared = self.prepare(id);
+        let _ = ready.send(prepared.is_ok());
+        let prepared = prepared?;
+        let Ok(Some(start)) = start_rx.recv() else {
+            // Another worker failed to set up and reports why; this one did nothing.
+            return Ok(Recorder::new(self.warmup_ns, self.end_ns, false));
+        };
+        let mut w = self.inputs(id, start);
+        let ran = match prepared {
+            Prepared::Uring(ring) => uring::run(&mut w, *ring, self.spec.submit_batch),
+            Prepared::Psync(buf) => psync::run(&mut w, buf),
+        };
+        if ran.is_err() {
+            self.halt.store(true, Ordering::Relaxed);
+        }
+        ran.map(|()| w.recorder)
+    }
+
+    /// Worker `id`'s ring or buffer, filled with data that does not compress.
+    fn prepare(&self, id: u32) -> Result<Prepared, IoError> {
+        let (spec, slot_bytes, align) = (self.spec, self.slot_bytes, self.align);
+        let mut fill_rng = Rng::for_client(spec.seed ^ 0x5eed_f111, 1, u64::from(id));
+        match self.engine {
+            IoEngineKind::IoUring => Ring::new(&self.target.file, self.depth, slot_bytes, align)
+                .map(|mut ring| {
+                    ring.fill(|| fill_rng.next_u64());
+                    Prepared::Uring(Box::new(ring))
+                })
+                .map_err(|e| IoError::UringUnavailable(e.to_string())),
+            IoEngineKind::Psync => AlignedBuf::new(1, slot_bytes, align)
+                .map(|mut buf| {
+                    fill_bytes(buf.as_mut_slice(), || fill_rng.next_u64());
+                    Prepared::Psync(buf)
+                })
+                .ok_or_else(|| IoError::Worker("out of memory for buffers".to_owned())),
+        }
+    }
+
+    /// Worker `id`'s inputs on a clock started at `start`: its share of the I/O stream, its
+    /// schedule under a target rate, and an empty record.
+    fn inputs(&self, id: u32, start: Instant) -> Worker<'_> {
+        let (spec, workers) = (self.spec, self.workers);
+        let rng = Rng::for_client(spec.seed, 0, u64::from(id));
+        let stream = IoStream::new(
+            rng.clone(),
+            self.region,
+            &spec.block_sizes,
+            spec.read_pct,
+            spec.random_pct,
+            u64::from(id),
+            u64::from(workers),
+        );
+        let schedule = match spec.pacing {
+            Pacing::Uncontrolled => None,
+            Pacing::Rate { iops, arrivals } => Some(Schedule::new(
+                iops,
+                arrivals,
+                Rng::for_client(spec.seed, 2, u64::from(id)),
+                id,
+                workers,
+            )),
+        };
+        Worker {
+            file: &self.target.file,
+            path: &self.target.path,
+            clock: Clock::new(start),
+            end_ns: self.end_ns,
+            halt: &self.halt,
+            stream,
+            schedule,
+            recorder: Recorder::new(self.warmup_ns, self.end_ns, spec.log_offsets),
+        }
+    }
 }
 
 /// Join every worker; the first error wins (`first` goes before the workers' own).
 fn join_all(
-    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<Recorder, IoError>>>,
+    handles: Vec<Handle<'_>>,
     first: Result<(), IoError>,
 ) -> Result<Vec<Recorder>, IoError> {
     let mut outcome = first.map(|()| Vec::with_capacity(handles.len()));

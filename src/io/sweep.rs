@@ -137,95 +137,129 @@ pub fn run_sweep(
     stop: &AtomicBool,
     mut on_point: impl FnMut(&SweepPoint),
 ) -> Result<SweepResult, IoError> {
-    let point = |pacing: Pacing, n: u64| {
-        spec.point(
-            spec.warmup_secs,
-            spec.point_secs,
-            pacing,
-            spec.seed.wrapping_add(n),
-        )
-    };
     let steady = match &spec.steady {
         Some(st) => Some(steady_rounds(target, spec, st, stop, &mut on_point)?),
         None => None,
     };
-    let mut out = SweepResult {
-        profile: spec.profile.name.to_string(),
-        definition: spec.profile.definition(),
-        threads: spec.profile.threads,
-        depth: spec.profile.depth,
-        read_pct: spec.profile.read_pct,
-        random_pct: spec.profile.random_pct,
-        max_iops: 0.0,
-        points: Vec::new(),
-        slo: None,
-        steady,
-        stopped_early: false,
+    let mut sweep = Sweeper {
+        target,
+        spec,
+        stop,
+        on_point,
+        out: SweepResult {
+            profile: spec.profile.name.to_string(),
+            definition: spec.profile.definition(),
+            threads: spec.profile.threads,
+            depth: spec.profile.depth,
+            read_pct: spec.profile.read_pct,
+            random_pct: spec.profile.random_pct,
+            max_iops: 0.0,
+            points: Vec::new(),
+            slo: None,
+            steady,
+            stopped_early: false,
+        },
     };
-    if let Some(iops) = spec.fixed_rate {
-        if !stop.load(Ordering::Relaxed) {
-            let pacing = Pacing::Rate {
-                iops,
-                arrivals: spec.arrivals,
-            };
-            let result = run_point(target, &point(pacing, 0), stop)?;
-            out.stopped_early = result.stopped_early;
-            let p = SweepPoint {
-                kind: PointKind::Fixed,
-                target_pct: None,
-                sustainable: sustainable(&result),
-                result,
-            };
-            on_point(&p);
-            out.points.push(p);
-        } else {
-            out.stopped_early = true;
-        }
-        return Ok(out);
+    match spec.fixed_rate {
+        Some(iops) => sweep.fixed(iops)?,
+        None => sweep.max_and_curve()?,
     }
-    let max = run_point(target, &point(Pacing::Uncontrolled, 0), stop)?;
-    out.max_iops = max.iops;
-    out.stopped_early = max.stopped_early;
-    let first = SweepPoint {
-        kind: PointKind::Max,
-        target_pct: None,
-        sustainable: true,
-        result: max,
-    };
-    on_point(&first);
-    out.points.push(first);
-    let mut driver = CurveDriver::new(spec.curve.clone(), out.max_iops);
-    let mut n = 1;
-    while !out.stopped_early && out.max_iops > 0.0 {
-        let (kind, target_pct, rate) = match driver.next_step() {
-            Step::Point { pct, rate } => (PointKind::Curve, Some(pct), rate),
-            Step::Slo { rate } => (PointKind::Slo, None, rate),
-            Step::Done => break,
-        };
-        if stop.load(Ordering::Relaxed) {
-            out.stopped_early = true;
-            break;
-        }
+    Ok(sweep.out)
+}
+
+/// One sweep under way: where it runs, what it reports to, and its result so far.
+struct Sweeper<'a, F> {
+    target: &'a DirectTarget,
+    spec: &'a SweepSpec,
+    stop: &'a AtomicBool,
+    on_point: F,
+    out: SweepResult,
+}
+
+impl<F: FnMut(&SweepPoint)> Sweeper<'_, F> {
+    /// Run the sweep's `n`th point at `pacing`.
+    fn run(&self, pacing: Pacing, n: u64) -> Result<PointResult, IoError> {
+        let spec = self.spec;
+        let point = spec.point(
+            spec.warmup_secs,
+            spec.point_secs,
+            pacing,
+            spec.seed.wrapping_add(n),
+        );
+        run_point(self.target, &point, self.stop)
+    }
+
+    /// A paced point at `iops`.
+    fn paced(&self, iops: f64, n: u64) -> Result<PointResult, IoError> {
         let pacing = Pacing::Rate {
-            iops: rate,
-            arrivals: spec.arrivals,
+            iops,
+            arrivals: self.spec.arrivals,
         };
-        let result = run_point(target, &point(pacing, n), stop)?;
-        n += 1;
-        let kept_up = sustainable(&result);
-        driver.record(outcome(&result, kept_up));
-        out.stopped_early = result.stopped_early;
-        let p = SweepPoint {
-            kind,
-            target_pct,
-            sustainable: kept_up,
-            result,
-        };
-        on_point(&p);
-        out.points.push(p);
+        self.run(pacing, n)
     }
-    out.slo = driver.slo();
-    Ok(out)
+
+    /// Report a finished point and keep it.
+    fn keep(&mut self, p: SweepPoint) {
+        (self.on_point)(&p);
+        self.out.points.push(p);
+    }
+
+    /// The one point of a sweep at a fixed rate (none when stopped before it).
+    fn fixed(&mut self, iops: f64) -> Result<(), IoError> {
+        if self.stop.load(Ordering::Relaxed) {
+            self.out.stopped_early = true;
+            return Ok(());
+        }
+        let result = self.paced(iops, 0)?;
+        self.out.stopped_early = result.stopped_early;
+        self.keep(SweepPoint {
+            kind: PointKind::Fixed,
+            target_pct: None,
+            sustainable: sustainable(&result),
+            result,
+        });
+        Ok(())
+    }
+
+    /// The uncontrolled max run, then the curve's points and latency-objective steps at
+    /// rates relative to it, until the curve is done or the sweep stopped.
+    fn max_and_curve(&mut self) -> Result<(), IoError> {
+        let max = self.run(Pacing::Uncontrolled, 0)?;
+        self.out.max_iops = max.iops;
+        self.out.stopped_early = max.stopped_early;
+        self.keep(SweepPoint {
+            kind: PointKind::Max,
+            target_pct: None,
+            sustainable: true,
+            result: max,
+        });
+        let mut driver = CurveDriver::new(self.spec.curve.clone(), self.out.max_iops);
+        let mut n = 1;
+        while !self.out.stopped_early && self.out.max_iops > 0.0 {
+            let (kind, target_pct, rate) = match driver.next_step() {
+                Step::Point { pct, rate } => (PointKind::Curve, Some(pct), rate),
+                Step::Slo { rate } => (PointKind::Slo, None, rate),
+                Step::Done => break,
+            };
+            if self.stop.load(Ordering::Relaxed) {
+                self.out.stopped_early = true;
+                break;
+            }
+            let result = self.paced(rate, n)?;
+            n += 1;
+            let kept_up = sustainable(&result);
+            driver.record(outcome(&result, kept_up));
+            self.out.stopped_early = result.stopped_early;
+            self.keep(SweepPoint {
+                kind,
+                target_pct,
+                sustainable: kept_up,
+                result,
+            });
+        }
+        self.out.slo = driver.slo();
+        Ok(())
+    }
 }
 
 /// Uncontrolled rounds of the profile until IOPS is steady by `st.rule` or its round cap.

@@ -94,34 +94,66 @@ fn transient(e: &std::io::Error) -> bool {
 
 /// Run one io_uring worker until the end of the point or a halt, then wait for every I/O in
 /// flight before returning.
-pub fn run(w: &mut Worker<'_>, mut ring: Ring, submit_batch: u32) -> Result<(), IoError> {
-    let depth = ring.depth;
-    let mut slots = vec![
-        Slot {
+pub fn run(w: &mut Worker<'_>, ring: Ring, submit_batch: u32) -> Result<(), IoError> {
+    let mut flight = Flight::new(ring, submit_batch);
+    let outcome = flight.pump(w);
+    flight.drain(w, outcome)
+}
+
+/// A ring in use: its slots, the free ones, and those queued but not yet submitted.
+struct Flight {
+    ring: Ring,
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+    queued: Vec<usize>,
+    /// Queued entries that go in before the next one joins them.
+    batch: usize,
+    /// Whether the kernel takes a timeout with the wait (IORING_FEAT_EXT_ARG).
+    ext_arg: bool,
+}
+
+impl Flight {
+    fn new(ring: Ring, submit_batch: u32) -> Flight {
+        let depth = ring.depth;
+        let empty = Slot {
             op: IoOp {
                 offset: 0,
                 len_bytes: 0,
-                write: false
+                write: false,
             },
             intended_ns: 0,
             submit_ns: 0,
         };
-        depth
-    ];
-    let mut free: Vec<usize> = (0..depth).rev().collect();
-    let mut queued: Vec<usize> = Vec::with_capacity(depth);
-    let batch = (submit_batch as usize).max(1);
-    let ext_arg = ring.ring.params().is_feature_ext_arg();
-    let mut outcome = Ok(());
-    loop {
-        let now = w.clock.now_ns();
-        if w.finished(now) {
-            break;
+        Flight {
+            slots: vec![empty; depth],
+            free: (0..depth).rev().collect(),
+            queued: Vec::with_capacity(depth),
+            batch: (submit_batch as usize).max(1),
+            ext_arg: ring.ring.params().is_feature_ext_arg(),
+            ring,
         }
-        if let Some(schedule) = &mut w.schedule {
-            schedule.advance(now);
+    }
+
+    /// Issue and reap until the end of the point, a halt or the first error.
+    fn pump(&mut self, w: &mut Worker<'_>) -> Result<(), IoError> {
+        loop {
+            let now = w.clock.now_ns();
+            if w.finished(now) {
+                return Ok(());
+            }
+            if let Some(schedule) = &mut w.schedule {
+                schedule.advance(now);
+            }
+            self.queue(w)?;
+            self.wait_and_reap(w)?;
         }
-        while let Some(&slot) = free.last() {
+    }
+
+    /// Queue an I/O in every free slot (under a schedule, only as many as are due), submitting
+    /// each full batch before the next entry joins the queue.
+    #[inline]
+    fn queue(&mut self, w: &mut Worker<'_>) -> Result<(), IoError> {
+        while let Some(&slot) = self.free.last() {
             let intended = match &mut w.schedule {
                 None => u64::MAX,
                 Some(schedule) => match schedule.pop_due() {
@@ -132,16 +164,13 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring, submit_batch: u32) -> Result<(), 
             // A full batch goes in before the next entry joins the queue; what is queued when
             // the loop stops goes in with the wait below, so an I/O never costs a call of its
             // own just before the wait.
-            if queued.len() >= batch
-                && let Err(e) = submit(w, &mut ring.ring, &mut slots, &mut queued)
-            {
-                outcome = Err(e);
-                break;
+            if self.queued.len() >= self.batch {
+                submit(w, &mut self.ring.ring, &mut self.slots, &mut self.queued)?;
             }
-            free.pop();
+            self.free.pop();
             let op = w.stream.next_op();
             w.recorder.issued(&op);
-            let ptr = ring.buf.slot_ptr(slot);
+            let ptr = self.ring.buf.slot_ptr(slot);
             let entry = if op.write {
                 opcode::WriteFixed::new(types::Fixed(0), ptr, op.len_bytes as u32, slot as u16)
                     .offset(op.offset)
@@ -151,45 +180,48 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring, submit_batch: u32) -> Result<(), 
                     .offset(op.offset)
                     .build()
             };
-            if !push(&mut ring.ring, &entry.user_data(slot as u64)) {
-                free.push(slot);
-                outcome = Err(IoError::Worker("io_uring submission queue full".to_owned()));
-                break;
+            if !push(&mut self.ring.ring, &entry.user_data(slot as u64)) {
+                self.free.push(slot);
+                return Err(IoError::Worker("io_uring submission queue full".to_owned()));
             }
-            slots[slot] = Slot {
+            self.slots[slot] = Slot {
                 op,
                 intended_ns: intended,
                 submit_ns: 0,
             };
-            queued.push(slot);
+            self.queued.push(slot);
         }
-        if outcome.is_err() {
-            break;
-        }
-        // What is still queued goes in with the wait below, in the same call.
-        let in_flight = depth - free.len();
+        Ok(())
+    }
+
+    /// Submit what is still queued together with the wait for a completion (or, under a
+    /// schedule, for the next due I/O), then reap. With nothing in flight, sleep instead.
+    #[inline]
+    fn wait_and_reap(&mut self, w: &mut Worker<'_>) -> Result<(), IoError> {
+        let in_flight = self.ring.depth - self.free.len();
         let submit_ns = w.clock.now_ns();
-        stamp(&mut slots, &mut queued, submit_ns);
+        stamp(&mut self.slots, &mut self.queued, submit_ns);
         let next_due = w.schedule.as_ref().map(|s| {
             w.recorder.backlog(submit_ns, s.backlog());
             s.next_due_ns()
         });
         let wake = next_due
             .map(|t| t.min(w.end_ns).min(submit_ns + HALT_POLL_NS))
-            .filter(|&t| t > submit_ns && !free.is_empty());
+            .filter(|&t| t > submit_ns && !self.free.is_empty());
+        let ring = &mut self.ring.ring;
         let entered = match wake {
             _ if in_flight == 0 => {
                 w.clock.sleep_until(wake.unwrap_or(submit_ns));
-                continue;
+                return Ok(());
             }
-            None => ring.ring.submit_and_wait(1),
-            Some(t) if ext_arg => {
+            None => ring.submit_and_wait(1),
+            Some(t) if self.ext_arg => {
                 let ts = types::Timespec::new().nsec((t - submit_ns) as u32);
                 let args = types::SubmitArgs::new().timespec(&ts);
-                ring.ring.submitter().submit_with_args(1, &args)
+                ring.submitter().submit_with_args(1, &args)
             }
             Some(t) => {
-                let done = ring.ring.submit();
+                let done = ring.submit();
                 w.clock.sleep_until(t.min(submit_ns + 50_000));
                 done
             }
@@ -197,32 +229,39 @@ pub fn run(w: &mut Worker<'_>, mut ring: Ring, submit_batch: u32) -> Result<(), 
         if let Err(e) = entered
             && !transient(&e)
         {
-            outcome = Err(IoError::Worker(format!("io_uring_enter: {e}")));
-            break;
+            return Err(IoError::Worker(format!("io_uring_enter: {e}")));
         }
-        if let Err(e) = reap(w, &mut ring, &slots, &mut free) {
-            outcome = Err(e);
-            break;
-        }
+        reap(w, &mut self.ring, &self.slots, &mut self.free)
     }
-    // Every I/O in flight must land before its buffer may be freed.
-    while free.len() < depth {
-        if let Err(e) = ring.ring.submit_and_wait(1)
-            && !transient(&e)
-        {
-            // The kernel may still write into the buffers: never free them.
-            std::mem::forget(ring);
-            return Err(IoError::Worker(format!(
-                "io_uring_enter while draining: {e}"
-            )));
+
+    /// Wait for every I/O in flight: it must land before its buffer may be freed. The first
+    /// error of the run (`outcome`) goes before one found here.
+    fn drain(self, w: &mut Worker<'_>, mut outcome: Result<(), IoError>) -> Result<(), IoError> {
+        let Flight {
+            mut ring,
+            slots,
+            mut free,
+            ..
+        } = self;
+        let depth = ring.depth;
+        while free.len() < depth {
+            if let Err(e) = ring.ring.submit_and_wait(1)
+                && !transient(&e)
+            {
+                // The kernel may still write into the buffers: never free them.
+                std::mem::forget(ring);
+                return Err(IoError::Worker(format!(
+                    "io_uring_enter while draining: {e}"
+                )));
+            }
+            if let Err(e) = reap(w, &mut ring, &slots, &mut free)
+                && outcome.is_ok()
+            {
+                outcome = Err(e);
+            }
         }
-        if let Err(e) = reap(w, &mut ring, &slots, &mut free)
-            && outcome.is_ok()
-        {
-            outcome = Err(e);
-        }
+        outcome
     }
-    outcome
 }
 
 /// Stamp the queued entries and submit them. A busy ring keeps entries queued for the next call.

@@ -16,6 +16,7 @@ use crate::config::units::format_duration;
 use crate::io::fill::{FillProgress, FillResult, FillSpec, fill};
 use crate::io::sweep::{PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep};
 use crate::io::{DirectTarget, IoError, Region, TargetSpec, open_target};
+use crate::report::live::Console;
 use crate::report::sweeps::SweepReport;
 use crate::scenario::Plan;
 use crate::scenario::sweep::{PlanSweep, SweepTarget};
@@ -126,49 +127,70 @@ pub async fn run_one(
         let (sweep, stop) = (sweep.clone(), stop.clone());
         move || io_thread(&target, &sweep, seed, &stop, &tx)
     });
-    let total = sweep.profiles.len() * sweep.points_per_profile();
-    let point_ms = sweep.warmup_ms + sweep.duration_ms;
-    let (mut done, mut partial, mut fill_line) = (0usize, Vec::new(), Instant::now());
-    let bar = (sweep.fill_passes > 0)
-        .then(|| {
-            ctx.console
-                .bytes_bar(size_bytes * u64::from(sweep.fill_passes))
-        })
-        .flatten();
-    let mut failed = None;
+    let mut live = Live::new(sweep, path, identity, size_bytes, ctx.console);
     while let Some(ev) = events.recv().await {
+        live.event(ev, ctx);
+    }
+    watcher.abort();
+    let ran = job
+        .await
+        .unwrap_or_else(|e| Err(IoError::Worker(format!("sweep thread: {e}"))));
+    match (ran, live.failed) {
+        (Err(e), _) => Ending::failed(Stage::Sweep(format!("sweep on {}", live.path)), e),
+        (Ok(()), Some(e)) => Ending::failed(Stage::Results, e),
+        (Ok(()), None) if stop.load(Ordering::Relaxed) => Ending::Interrupted,
+        (Ok(()), None) => Ending::Complete,
+    }
+}
+
+/// The console and result.json side of one sweep entry: what its events are turned into.
+struct Live<'a> {
+    sweep: &'a PlanSweep,
+    /// The target's path and drive, for the reports.
+    path: String,
+    identity: Option<crate::target::DeviceIdentity>,
+    /// Points in the whole entry, points finished, and the longest a point takes (ms).
+    total: usize,
+    done: usize,
+    point_ms: u64,
+    /// The running profile's points so far.
+    partial: Vec<SweepPoint>,
+    /// When the last fill line was printed (without a progress bar).
+    fill_line: Instant,
+    bar: Option<indicatif::ProgressBar>,
+    /// The first result.json write that failed.
+    failed: Option<String>,
+}
+
+impl<'a> Live<'a> {
+    fn new(
+        sweep: &'a PlanSweep,
+        path: String,
+        identity: Option<crate::target::DeviceIdentity>,
+        size_bytes: u64,
+        console: &Console,
+    ) -> Self {
+        Live {
+            sweep,
+            path,
+            identity,
+            total: sweep.profiles.len() * sweep.points_per_profile(),
+            done: 0,
+            point_ms: sweep.warmup_ms + sweep.duration_ms,
+            partial: Vec::new(),
+            fill_line: Instant::now(),
+            bar: (sweep.fill_passes > 0)
+                .then(|| console.bytes_bar(size_bytes * u64::from(sweep.fill_passes)))
+                .flatten(),
+            failed: None,
+        }
+    }
+
+    fn event(&mut self, ev: Event, ctx: &mut RunCtx<'_>) {
+        let sweep = self.sweep;
         match ev {
-            Event::Fill(p) => match &bar {
-                Some(b) => b.set_position(p.bytes_done),
-                None if fill_line.elapsed() >= Duration::from_secs(5) => {
-                    fill_line = Instant::now();
-                    ctx.console.line(&format!(
-                        "fill: {} of {} ({:.0} MB/s, ETA {})",
-                        format_bytes(p.bytes_done),
-                        format_bytes(p.bytes_total),
-                        p.mb_s,
-                        format_duration(Duration::from_secs(p.eta_secs.ceil() as u64))
-                    ));
-                }
-                None => {}
-            },
-            Event::Filled(r) => {
-                if let Some(b) = &bar {
-                    b.finish_and_clear();
-                }
-                ctx.console.line(&format!(
-                    "fill: {} in {:.1} s ({:.1} MB/s, {:.1} MiB/s){}",
-                    format_bytes(r.bytes),
-                    r.seconds,
-                    r.mb_s,
-                    r.mib_s,
-                    if r.stopped_early {
-                        ", stopped early"
-                    } else {
-                        ""
-                    }
-                ));
-            }
+            Event::Fill(p) => self.fill(&p, ctx.console),
+            Event::Filled(r) => self.filled(&r, ctx.console),
             Event::Start(i) => {
                 let p = &sweep.profiles[i];
                 ctx.console
@@ -180,8 +202,10 @@ pub async fn run_one(
                         format_duration(Duration::from_millis(sweep.duration_ms))
                     ));
                 }
-                partial.clear();
-                ctx.report.sweeps.push(partial_report(sweep, i, &partial));
+                self.partial.clear();
+                ctx.report
+                    .sweeps
+                    .push(partial_report(sweep, i, &self.partial));
             }
             Event::Point(i, p) if p.kind == PointKind::SteadyRound => {
                 ctx.console.line(&format!(
@@ -190,42 +214,72 @@ pub async fn run_one(
                 ));
             }
             Event::Point(i, p) => {
-                done += 1;
-                let left = (total.saturating_sub(done) as u64) * point_ms;
+                self.done += 1;
+                let left = (self.total.saturating_sub(self.done) as u64) * self.point_ms;
                 ctx.console.line(&format!(
-                    "{} [{done}/{total}, at most {} left]",
+                    "{} [{}/{}, at most {} left]",
                     point_line(&sweep.profiles[i].name, &p),
+                    self.done,
+                    self.total,
                     format_duration(Duration::from_secs(left.div_ceil(1000)))
                 ));
-                partial.push(*p);
-                let mut r = partial_report(sweep, i, &partial);
-                (r.target, r.device) = (Some(path.clone()), identity.clone());
-                replace_last(&mut ctx.report.sweeps, r);
-                if let Err(e) = ctx.dir.write_result(ctx.report) {
-                    failed.get_or_insert(e.to_string());
-                }
+                self.partial.push(*p);
+                let r = partial_report(sweep, i, &self.partial);
+                self.save(r, ctx);
             }
             Event::Done(i, r) => {
                 // A curve stopped by its latency limit skips the rest of its points.
-                done = (i + 1) * sweep.points_per_profile();
-                let mut r = SweepReport::from_result(&r);
-                (r.target, r.device) = (Some(path.clone()), identity.clone());
-                replace_last(&mut ctx.report.sweeps, r);
-                if let Err(e) = ctx.dir.write_result(ctx.report) {
-                    failed.get_or_insert(e.to_string());
-                }
+                self.done = (i + 1) * sweep.points_per_profile();
+                self.save(SweepReport::from_result(&r), ctx);
             }
         }
     }
-    watcher.abort();
-    let ran = job
-        .await
-        .unwrap_or_else(|e| Err(IoError::Worker(format!("sweep thread: {e}"))));
-    match (ran, failed) {
-        (Err(e), _) => Ending::failed(Stage::Sweep(format!("sweep on {path}")), e),
-        (Ok(()), Some(e)) => Ending::failed(Stage::Results, e),
-        (Ok(()), None) if stop.load(Ordering::Relaxed) => Ending::Interrupted,
-        (Ok(()), None) => Ending::Complete,
+
+    /// Fill progress: on the bar, or a line every 5 s without one.
+    fn fill(&mut self, p: &FillProgress, console: &Console) {
+        match &self.bar {
+            Some(b) => b.set_position(p.bytes_done),
+            None if self.fill_line.elapsed() >= Duration::from_secs(5) => {
+                self.fill_line = Instant::now();
+                console.line(&format!(
+                    "fill: {} of {} ({:.0} MB/s, ETA {})",
+                    format_bytes(p.bytes_done),
+                    format_bytes(p.bytes_total),
+                    p.mb_s,
+                    format_duration(Duration::from_secs(p.eta_secs.ceil() as u64))
+                ));
+            }
+            None => {}
+        }
+    }
+
+    /// The fill's end: the bar cleared, and what it wrote at what rate.
+    fn filled(&self, r: &FillResult, console: &Console) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+        console.line(&format!(
+            "fill: {} in {:.1} s ({:.1} MB/s, {:.1} MiB/s){}",
+            format_bytes(r.bytes),
+            r.seconds,
+            r.mb_s,
+            r.mib_s,
+            if r.stopped_early {
+                ", stopped early"
+            } else {
+                ""
+            }
+        ));
+    }
+
+    /// Put the running profile's newer report in the run report, with the target and drive,
+    /// and rewrite result.json.
+    fn save(&mut self, mut r: SweepReport, ctx: &mut RunCtx<'_>) {
+        (r.target, r.device) = (Some(self.path.clone()), self.identity.clone());
+        replace_last(&mut ctx.report.sweeps, r);
+        if let Err(e) = ctx.dir.write_result(ctx.report) {
+            self.failed.get_or_insert(e.to_string());
+        }
     }
 }
 

@@ -59,6 +59,39 @@ fn phase(s: &mut String, ph: &PhaseReport, tp: &TpccPhase, scheduled: bool) {
         badge(limits_ok, "met", "NOT met"),
         name = escape(&ph.name),
     );
+    kinds_table(s, ph, tp);
+    let codes: Vec<String> = ph
+        .summary
+        .per_kind
+        .iter()
+        .flat_map(|k| {
+            k.errors_by_code
+                .iter()
+                .map(move |e| format!("{} {} x{}", k.kind, e.code, e.count))
+        })
+        .collect();
+    if !codes.is_empty() {
+        let _ = write!(s, "<p>Errors by code: {}.</p>", escape(&codes.join(", ")));
+    }
+    if !tp.deviations.is_empty() {
+        s.push_str("<ul class=\"tpcc-deviations\">");
+        for d in &tp.deviations {
+            let _ = write!(s, "<li class=\"warn\">non-spec: {}</li>", escape(d));
+        }
+        s.push_str("</ul>");
+    }
+    if scheduled {
+        let lag = &ph.summary.start_lag_ms;
+        let _ = write!(
+            s,
+            "<p class=\"tpcc-lateness\">Start lateness against the schedule: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; {} transactions started more than 1 ms late.</p>",
+            lag.p50, lag.p99, ph.summary.max_start_lag_ms, ph.summary.late_starts
+        );
+    }
+}
+
+/// The per-kind table: share against its minimum, latency percentiles against the p90 limit.
+fn kinds_table(s: &mut String, ph: &PhaseReport, tp: &TpccPhase) {
     s.push_str(
         "<table class=\"tpcc-kinds\"><tr><th>kind</th><th>transactions</th><th>share %</th><th>min %</th><th>avg ms</th><th>p50 ms</th><th>p90 ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>p90 limit ms</th><th>rolled back</th><th>retries</th><th>errors</th></tr>",
     );
@@ -92,34 +125,6 @@ fn phase(s: &mut String, ph: &PhaseReport, tp: &TpccPhase, scheduled: bool) {
         );
     }
     s.push_str("</table>");
-    let codes: Vec<String> = ph
-        .summary
-        .per_kind
-        .iter()
-        .flat_map(|k| {
-            k.errors_by_code
-                .iter()
-                .map(move |e| format!("{} {} x{}", k.kind, e.code, e.count))
-        })
-        .collect();
-    if !codes.is_empty() {
-        let _ = write!(s, "<p>Errors by code: {}.</p>", escape(&codes.join(", ")));
-    }
-    if !tp.deviations.is_empty() {
-        s.push_str("<ul class=\"tpcc-deviations\">");
-        for d in &tp.deviations {
-            let _ = write!(s, "<li class=\"warn\">non-spec: {}</li>", escape(d));
-        }
-        s.push_str("</ul>");
-    }
-    if scheduled {
-        let lag = &ph.summary.start_lag_ms;
-        let _ = write!(
-            s,
-            "<p class=\"tpcc-lateness\">Start lateness against the schedule: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; {} transactions started more than 1 ms late.</p>",
-            lag.p50, lag.p99, ph.summary.max_start_lag_ms, ph.summary.late_starts
-        );
-    }
 }
 
 fn checks(s: &mut String, r: &RunReport) {

@@ -11,6 +11,27 @@ pub fn summary(r: &RunReport) -> String {
     let mut s = String::new();
     let p = &r.plan;
     let _ = writeln!(s, "# drivebench: {}\n", p.name);
+    run_lines(&mut s, r);
+    workload_lines(&mut s, r);
+    let ordered = r
+        .phases
+        .iter()
+        .filter(|p| p.recorded)
+        .chain(r.phases.iter().filter(|p| !p.recorded));
+    for phase in ordered {
+        phase_table(&mut s, phase);
+    }
+    if r.phases.is_empty() && !p.instances.is_empty() {
+        let _ = writeln!(s, "\nNo phase was measured.");
+    }
+    super::curves::markdown(&mut s, &r.curves);
+    checks(&mut s, r);
+    super::sweeps::markdown(&mut s, &r.sweeps);
+    s
+}
+
+/// The run's list items: status, start, target (and its device), host, engine.
+fn run_lines(s: &mut String, r: &RunReport) {
     let status = match r.status {
         RunStatus::Complete => "complete".to_string(),
         RunStatus::Running => "running (partial results)".to_string(),
@@ -39,6 +60,11 @@ pub fn summary(r: &RunReport) -> String {
     if let Some(i) = r.instances.first() {
         let _ = writeln!(s, "- Engine: {} x {}", r.instances.len(), i.version);
     }
+}
+
+/// The workload's list items: what ran, the time scale, each instance's load, the warnings.
+fn workload_lines(s: &mut String, r: &RunReport) {
+    let p = &r.plan;
     let w = &p.workload;
     let pacing = match w.rate {
         Some(rate) => format!("open model at {rate} tx/s per instance"),
@@ -85,37 +111,28 @@ pub fn summary(r: &RunReport) -> String {
     for wng in &r.warnings {
         let _ = writeln!(s, "- Warning: {wng}");
     }
-    let ordered = r
-        .phases
-        .iter()
-        .filter(|p| p.recorded)
-        .chain(r.phases.iter().filter(|p| !p.recorded));
-    for phase in ordered {
-        phase_table(&mut s, phase);
+}
+
+/// The consistency checks, when any ran: how many passed, then each failure.
+fn checks(s: &mut String, r: &RunReport) {
+    if r.checks.is_empty() {
+        return;
     }
-    if r.phases.is_empty() && !p.instances.is_empty() {
-        let _ = writeln!(s, "\nNo phase was measured.");
+    let failed: Vec<_> = r.checks.iter().filter(|c| !c.passed).collect();
+    let again = r
+        .checked_at
+        .as_deref()
+        .map(|t| format!(" (re-run by `drivebench check` at {t})"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "\n## Consistency checks\n\n{} of {} passed{again}.",
+        r.checks.len() - failed.len(),
+        r.checks.len()
+    );
+    for c in failed {
+        let _ = writeln!(s, "- FAILED {}: {}: {}", c.instance, c.name, c.detail);
     }
-    super::curves::markdown(&mut s, &r.curves);
-    if !r.checks.is_empty() {
-        let failed: Vec<_> = r.checks.iter().filter(|c| !c.passed).collect();
-        let again = r
-            .checked_at
-            .as_deref()
-            .map(|t| format!(" (re-run by `drivebench check` at {t})"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "\n## Consistency checks\n\n{} of {} passed{again}.",
-            r.checks.len() - failed.len(),
-            r.checks.len()
-        );
-        for c in failed {
-            let _ = writeln!(s, "- FAILED {}: {}: {}", c.instance, c.name, c.detail);
-        }
-    }
-    super::sweeps::markdown(&mut s, &r.sweeps);
-    s
 }
 
 fn phase_table(s: &mut String, ph: &PhaseReport) {

@@ -197,158 +197,245 @@ fn dash_attr(ser: &Series) -> &'static str {
 }
 
 pub fn render(c: &Chart) -> String {
-    let xs: Vec<f64> = c
+    let (xs, ys) = values(c);
+    let (x0, x1, xticks) = axis(c.x_scale, &xs, false);
+    let (y0, y1, yticks) = axis(c.y_scale, &ys, true);
+    let plot = Plot {
+        c,
+        x0,
+        x1,
+        y0,
+        y1,
+        pw: W - LEFT - RIGHT,
+        ph: H - TOP - BOTTOM,
+    };
+    let mut s = String::new();
+    plot.frame(&mut s, &xticks, &yticks);
+    plot.markers(&mut s);
+    plot.levels(&mut s);
+    plot.series(&mut s);
+    plot.marks(&mut s);
+    legend(&mut s, c);
+    s.push_str("</svg>");
+    s
+}
+
+/// Every x and every y the axes must reach: the series, the marks, the markers (x) and the
+/// levels (y).
+fn values(c: &Chart) -> (Vec<f64>, Vec<f64>) {
+    let xs = c
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
         .chain(c.marks.iter().flat_map(|m| m.points.iter().map(|p| p.0)))
         .chain(c.markers.iter().map(|m| m.0))
         .collect();
-    let ys: Vec<f64> = c
+    let ys = c
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
         .chain(c.marks.iter().flat_map(|m| m.points.iter().map(|p| p.1)))
         .chain(c.levels.iter().map(|l| l.0))
         .collect();
-    let (x0, x1, xticks) = axis(c.x_scale, &xs, false);
-    let (y0, y1, yticks) = axis(c.y_scale, &ys, true);
-    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let px = |x: f64| LEFT + (x - x0) / (x1 - x0).max(1e-12) * pw;
-    let py = |y: f64| TOP + ph - (y - y0) / (y1 - y0).max(1e-12) * ph;
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        r#"<svg viewBox="0 0 {W} {H}" role="img" class="chart"><title>{}</title>"#,
-        escape(&c.title)
-    );
-    let _ = write!(
-        s,
-        r#"<text x="{LEFT}" y="18" class="ct">{}</text>"#,
-        escape(&c.title)
-    );
-    for (t, label) in &yticks {
-        let y = py(*t);
+    (xs, ys)
+}
+
+/// One chart's plot area: the axes' ranges in mapped space and the area's size in pixels.
+struct Plot<'a> {
+    c: &'a Chart,
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+    pw: f64,
+    ph: f64,
+}
+
+impl Plot<'_> {
+    /// Pixel x of a mapped x value.
+    fn px(&self, x: f64) -> f64 {
+        LEFT + (x - self.x0) / (self.x1 - self.x0).max(1e-12) * self.pw
+    }
+
+    /// Pixel y of a mapped y value.
+    fn py(&self, y: f64) -> f64 {
+        TOP + self.ph - (y - self.y0) / (self.y1 - self.y0).max(1e-12) * self.ph
+    }
+
+    /// The opening tag, the title, the grid with its tick labels and the axis labels.
+    fn frame(&self, s: &mut String, xticks: &[(f64, String)], yticks: &[(f64, String)]) {
+        let (c, pw, ph) = (self.c, self.pw, self.ph);
         let _ = write!(
             s,
-            r#"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" class="grid"/><text x="{}" y="{:.1}" class="yt">{}</text>"#,
-            W - RIGHT,
-            LEFT - 6.0,
-            y + 4.0,
-            escape(label)
+            r#"<svg viewBox="0 0 {W} {H}" role="img" class="chart"><title>{}</title>"#,
+            escape(&c.title)
         );
-    }
-    for (t, label) in &xticks {
-        let x = px(*t);
         let _ = write!(
             s,
-            r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="grid"/><text x="{x:.1}" y="{}" class="xt">{}</text>"#,
-            TOP + ph,
-            TOP + ph + 16.0,
-            escape(label)
+            r#"<text x="{LEFT}" y="18" class="ct">{}</text>"#,
+            escape(&c.title)
         );
-    }
-    let _ = write!(
-        s,
-        r#"<text x="{}" y="{}" class="xl">{}</text><text x="14" y="{}" class="yl" transform="rotate(-90 14 {})">{}</text>"#,
-        LEFT + pw / 2.0,
-        H - 6.0,
-        escape(&c.x_label),
-        TOP + ph / 2.0,
-        TOP + ph / 2.0,
-        escape(&c.y_label)
-    );
-    for (x, label) in &c.markers {
-        if let Some(m) = c.x_scale.map(*x) {
-            let x = px(m);
-            // A label past the middle of a wide chart reads leftwards, so it stays inside.
-            let long = 6.0 * label.chars().count() as f64;
-            let (tx, anchor) = if x + 3.0 + long > W - RIGHT {
-                (x - 3.0, r#" style="text-anchor:end""#)
-            } else {
-                (x + 3.0, "")
-            };
+        for (t, label) in yticks {
+            let y = self.py(*t);
             let _ = write!(
                 s,
-                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="mark"/><text x="{tx:.1}" y="{}" class="mt"{anchor}>{}</text>"#,
-                TOP + ph,
-                TOP + 10.0,
-                escape(label)
-            );
-        }
-    }
-    for (y, label) in &c.levels {
-        if let Some(m) = c.y_scale.map(*y) {
-            let y = py(m);
-            let _ = write!(
-                s,
-                r#"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" class="level"/><text x="{}" y="{:.1}" class="lt">{}</text>"#,
+                r#"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" class="grid"/><text x="{}" y="{:.1}" class="yt">{}</text>"#,
                 W - RIGHT,
-                W - RIGHT - 3.0,
-                y - 4.0,
+                LEFT - 6.0,
+                y + 4.0,
                 escape(label)
             );
         }
-    }
-    for (i, ser) in c.series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let pts: Vec<(f64, f64)> = ser
-            .points
-            .iter()
-            .filter_map(|(x, y)| Some((px(c.x_scale.map(*x)?), py(c.y_scale.map(*y)?))))
-            .collect();
-        let line: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
-        let dash = dash_attr(ser);
+        for (t, label) in xticks {
+            let x = self.px(*t);
+            let _ = write!(
+                s,
+                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="grid"/><text x="{x:.1}" y="{}" class="xt">{}</text>"#,
+                TOP + ph,
+                TOP + ph + 16.0,
+                escape(label)
+            );
+        }
         let _ = write!(
             s,
-            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
-            line.join(" ")
+            r#"<text x="{}" y="{}" class="xl">{}</text><text x="14" y="{}" class="yl" transform="rotate(-90 14 {})">{}</text>"#,
+            LEFT + pw / 2.0,
+            H - 6.0,
+            escape(&c.x_label),
+            TOP + ph / 2.0,
+            TOP + ph / 2.0,
+            escape(&c.y_label)
         );
-        if pts.len() == 1 || c.dots {
-            for (x, y) in &pts {
+    }
+
+    /// The vertical markers with their labels.
+    fn markers(&self, s: &mut String) {
+        for (x, label) in &self.c.markers {
+            if let Some(m) = self.c.x_scale.map(*x) {
+                let x = self.px(m);
+                // A label past the middle of a wide chart reads leftwards, so it stays inside.
+                let long = 6.0 * label.chars().count() as f64;
+                let (tx, anchor) = if x + 3.0 + long > W - RIGHT {
+                    (x - 3.0, r#" style="text-anchor:end""#)
+                } else {
+                    (x + 3.0, "")
+                };
                 let _ = write!(
                     s,
-                    r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.5" fill="{color}"/>"#
+                    r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="mark"/><text x="{tx:.1}" y="{}" class="mt"{anchor}>{}</text>"#,
+                    TOP + self.ph,
+                    TOP + 10.0,
+                    escape(label)
                 );
             }
         }
     }
-    for m in &c.marks {
-        for (x, y) in &m.points {
-            if let (Some(x), Some(y)) = (c.x_scale.map(*x), c.y_scale.map(*y)) {
+
+    /// The horizontal levels with their labels.
+    fn levels(&self, s: &mut String) {
+        for (y, label) in &self.c.levels {
+            if let Some(m) = self.c.y_scale.map(*y) {
+                let y = self.py(m);
                 let _ = write!(
                     s,
-                    r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="none" stroke="{}" stroke-width="1.8"/>"#,
-                    px(x),
-                    py(y),
-                    m.color
+                    r#"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" class="level"/><text x="{}" y="{:.1}" class="lt">{}</text>"#,
+                    W - RIGHT,
+                    W - RIGHT - 3.0,
+                    y - 4.0,
+                    escape(label)
                 );
             }
         }
     }
-    // Legend: one row above the plot, right of the title, wrapping under it when long.
-    // Start right of the title (about 7 px a character at 13 px), or on the next row.
-    let first_x = (LEFT + 7.2 * c.title.chars().count() as f64 + 24.0).max(W * 0.45);
-    let (mut lx, mut ly) = if first_x < W - RIGHT - 120.0 {
-        (first_x, 14.0)
-    } else {
-        (LEFT, 27.0)
-    };
-    // Where the next entry goes: along the row, or at the start of the next one when full.
-    let mut slot = |name: &str| {
+
+    /// Each series as a polyline, with a dot at each point when asked for (or when alone).
+    fn series(&self, s: &mut String) {
+        let c = self.c;
+        for (i, ser) in c.series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let pts: Vec<(f64, f64)> = ser
+                .points
+                .iter()
+                .filter_map(|(x, y)| {
+                    Some((self.px(c.x_scale.map(*x)?), self.py(c.y_scale.map(*y)?)))
+                })
+                .collect();
+            let line: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+            let dash = dash_attr(ser);
+            let _ = write!(
+                s,
+                r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
+                line.join(" ")
+            );
+            if pts.len() == 1 || c.dots {
+                for (x, y) in &pts {
+                    let _ = write!(
+                        s,
+                        r#"<circle cx="{x:.1}" cy="{y:.1}" r="2.5" fill="{color}"/>"#
+                    );
+                }
+            }
+        }
+    }
+
+    /// The hollow marks over the series.
+    fn marks(&self, s: &mut String) {
+        let c = self.c;
+        for m in &c.marks {
+            for (x, y) in &m.points {
+                if let (Some(x), Some(y)) = (c.x_scale.map(*x), c.y_scale.map(*y)) {
+                    let _ = write!(
+                        s,
+                        r#"<circle cx="{:.1}" cy="{:.1}" r="5" fill="none" stroke="{}" stroke-width="1.8"/>"#,
+                        self.px(x),
+                        self.py(y),
+                        m.color
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Where the legend's entries go: one row above the plot, right of the title, wrapping under
+/// it when long.
+struct LegendRow {
+    lx: f64,
+    ly: f64,
+}
+
+impl LegendRow {
+    /// Start right of the title (about 7 px a character at 13 px), or on the next row.
+    fn new(title: &str) -> Self {
+        let first_x = (LEFT + 7.2 * title.chars().count() as f64 + 24.0).max(W * 0.45);
+        let (lx, ly) = if first_x < W - RIGHT - 120.0 {
+            (first_x, 14.0)
+        } else {
+            (LEFT, 27.0)
+        };
+        LegendRow { lx, ly }
+    }
+
+    /// Where the next entry goes: along the row, or at the start of the next one when full.
+    fn slot(&mut self, name: &str) -> (f64, f64) {
         let width = 30.0 + 6.5 * name.chars().count() as f64;
-        if lx + width > W - RIGHT && lx > LEFT {
-            lx = LEFT;
-            ly += 13.0;
+        if self.lx + width > W - RIGHT && self.lx > LEFT {
+            self.lx = LEFT;
+            self.ly += 13.0;
         }
-        let at = (lx, ly);
-        lx += width;
+        let at = (self.lx, self.ly);
+        self.lx += width;
         at
-    };
+    }
+}
+
+/// The legend: a line per series, then a hollow mark per non-empty set of marks.
+fn legend(s: &mut String, c: &Chart) {
+    let mut row = LegendRow::new(&c.title);
     for (i, ser) in c.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let dash = dash_attr(ser);
-        let (lx, ly) = slot(&ser.name);
+        let (lx, ly) = row.slot(&ser.name);
         let _ = write!(
             s,
             r#"<line x1="{lx:.1}" x2="{:.1}" y1="{ly}" y2="{ly}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{}" class="lg">{}</text>"#,
@@ -359,7 +446,7 @@ pub fn render(c: &Chart) -> String {
         );
     }
     for m in c.marks.iter().filter(|m| !m.points.is_empty()) {
-        let (lx, ly) = slot(&m.name);
+        let (lx, ly) = row.slot(&m.name);
         let _ = write!(
             s,
             r#"<circle cx="{:.1}" cy="{ly}" r="4" fill="none" stroke="{}" stroke-width="1.8"/><text x="{:.1}" y="{}" class="lg">{}</text>"#,
@@ -370,8 +457,6 @@ pub fn render(c: &Chart) -> String {
             escape(&m.name)
         );
     }
-    s.push_str("</svg>");
-    s
 }
 
 #[cfg(test)]

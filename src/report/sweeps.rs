@@ -268,16 +268,6 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
     }
     s.push_str("<h2>I/O sweeps</h2>");
     for w in sweeps {
-        let curve: Vec<&SweepPointReport> = w
-            .points
-            .iter()
-            .filter(|p| p.kind == "curve" || p.kind == "fixed")
-            .collect();
-        let line = |name: &str, f: fn(&SweepPointReport) -> f64, dashed: bool| Series {
-            name: name.into(),
-            points: curve.iter().map(|p| (p.iops, f(p) / 1000.0)).collect(),
-            dashed,
-        };
         let _ = write!(
             s,
             "<h3>{}</h3><p>{} — engine {}{}{}</p>",
@@ -291,77 +281,10 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
                 ""
             }
         );
-        let (levels, markers) = w
-            .slo
-            .as_ref()
-            .map(|slo| slo_marks(slo, "IOPS"))
-            .unwrap_or_default();
-        let unsustainable = curve
-            .iter()
-            .filter(|p| !p.sustainable)
-            .map(|p| (p.iops, p.latency_us.p99 / 1000.0))
-            .collect();
-        s.push_str(&render(&Chart {
-            title: format!("{}: latency vs IOPS", w.profile),
-            x_label: "IOPS achieved".into(),
-            y_label: "ms".into(),
-            x_scale: Scale::Linear,
-            y_scale: Scale::Linear,
-            series: vec![
-                line("avg", |p| p.latency_us.avg, false),
-                line("p99", |p| p.latency_us.p99, true),
-            ],
-            markers,
-            levels,
-            marks: vec![Marks::unsustainable(unsustainable)],
-            dots: true,
-        }));
-        s.push_str("<table><tr><th>point</th><th>target IOPS</th><th>IOPS</th><th>MiB/s</th><th>MB/s</th><th>avg µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>outstanding (Little)</th><th>CPU %</th><th>sustained</th></tr>");
-        for p in &w.points {
-            let name = point_name(p);
-            let _ = write!(
-                s,
-                "<tr><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1} ({:.1})</td><td>{:.0}</td><td>{}</td></tr>",
-                escape(&name),
-                p.target_iops
-                    .map(|t| format!("{t:.0}"))
-                    .unwrap_or_else(|| "max".into()),
-                p.iops,
-                p.mib_s,
-                p.mb_s,
-                p.latency_us.avg,
-                p.latency_us.p99,
-                p.latency_us.p999,
-                p.latency_us.max,
-                p.outstanding_mean_ios,
-                p.outstanding_littles_law_ios,
-                p.cpu_pct,
-                if p.sustainable { "yes" } else { "no" }
-            );
-        }
-        s.push_str("</table>");
+        s.push_str(&html_chart(w));
+        html_table(s, w);
         if let Some(st) = &w.steady {
-            let rounds: Vec<String> = st.rounds_iops.iter().map(|r| format!("{r:.0}")).collect();
-            let window = st
-                .window
-                .as_ref()
-                .map(|w| {
-                    format!(
-                        "; window from round {}: range {:.1} % and slope {:.1} % of its {:.0} IOPS average",
-                        w.first_round + 1,
-                        w.range_pct,
-                        w.slope_pct,
-                        w.average
-                    )
-                })
-                .unwrap_or_default();
-            let _ = write!(
-                s,
-                "<p>Steady state: {} after {} round(s) (IOPS {}){window}.</p>",
-                if st.steady { "reached" } else { "not reached" },
-                st.rounds_iops.len(),
-                rounds.join(", ")
-            );
+            html_steady(s, st);
         }
         if let Some(slo) = &w.slo {
             let _ = write!(
@@ -374,4 +297,97 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
             );
         }
     }
+}
+
+/// A profile's latency-vs-IOPS chart: avg and p99 of its curve (or fixed) points, its latency
+/// objective, and the points that did not keep up.
+fn html_chart(w: &SweepReport) -> String {
+    let curve: Vec<&SweepPointReport> = w
+        .points
+        .iter()
+        .filter(|p| p.kind == "curve" || p.kind == "fixed")
+        .collect();
+    let line = |name: &str, f: fn(&SweepPointReport) -> f64, dashed: bool| Series {
+        name: name.into(),
+        points: curve.iter().map(|p| (p.iops, f(p) / 1000.0)).collect(),
+        dashed,
+    };
+    let (levels, markers) = w
+        .slo
+        .as_ref()
+        .map(|slo| slo_marks(slo, "IOPS"))
+        .unwrap_or_default();
+    let unsustainable = curve
+        .iter()
+        .filter(|p| !p.sustainable)
+        .map(|p| (p.iops, p.latency_us.p99 / 1000.0))
+        .collect();
+    render(&Chart {
+        title: format!("{}: latency vs IOPS", w.profile),
+        x_label: "IOPS achieved".into(),
+        y_label: "ms".into(),
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        series: vec![
+            line("avg", |p| p.latency_us.avg, false),
+            line("p99", |p| p.latency_us.p99, true),
+        ],
+        markers,
+        levels,
+        marks: vec![Marks::unsustainable(unsustainable)],
+        dots: true,
+    })
+}
+
+/// A profile's table: one row per point.
+fn html_table(s: &mut String, w: &SweepReport) {
+    s.push_str("<table><tr><th>point</th><th>target IOPS</th><th>IOPS</th><th>MiB/s</th><th>MB/s</th><th>avg µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>outstanding (Little)</th><th>CPU %</th><th>sustained</th></tr>");
+    for p in &w.points {
+        let name = point_name(p);
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1} ({:.1})</td><td>{:.0}</td><td>{}</td></tr>",
+            escape(&name),
+            p.target_iops
+                .map(|t| format!("{t:.0}"))
+                .unwrap_or_else(|| "max".into()),
+            p.iops,
+            p.mib_s,
+            p.mb_s,
+            p.latency_us.avg,
+            p.latency_us.p99,
+            p.latency_us.p999,
+            p.latency_us.max,
+            p.outstanding_mean_ios,
+            p.outstanding_littles_law_ios,
+            p.cpu_pct,
+            if p.sustainable { "yes" } else { "no" }
+        );
+    }
+    s.push_str("</table>");
+}
+
+/// The steady-state verdict under a profile's table: each round's IOPS and the window judged.
+fn html_steady(s: &mut String, st: &SteadyReport) {
+    let rounds: Vec<String> = st.rounds_iops.iter().map(|r| format!("{r:.0}")).collect();
+    let window = st
+        .window
+        .as_ref()
+        .map(|w| {
+            format!(
+                "; window from round {}: range {:.1} % and slope {:.1} % of its {:.0} IOPS average",
+                w.first_round + 1,
+                w.range_pct,
+                w.slope_pct,
+                w.average
+            )
+        })
+        .unwrap_or_default();
+    let _ = write!(
+        s,
+        "<p>Steady state: {} after {} round(s) (IOPS {}){window}.</p>",
+        if st.steady { "reached" } else { "not reached" },
+        st.rounds_iops.len(),
+        rounds.join(", ")
+    );
 }

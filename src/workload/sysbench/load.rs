@@ -47,6 +47,29 @@ pub struct LoadReport {
     pub rows_per_s: f64,
 }
 
+impl LoadReport {
+    /// Nothing loaded: the data there was reused.
+    pub fn reused() -> Self {
+        LoadReport {
+            reused: true,
+            rows: 0,
+            seconds: 0.0,
+            rows_per_s: 0.0,
+        }
+    }
+
+    /// `rows` loaded, from `started` until now.
+    pub fn loaded(rows: u64, started: Instant) -> Self {
+        let seconds = started.elapsed().as_secs_f64();
+        LoadReport {
+            reused: false,
+            rows,
+            seconds,
+            rows_per_s: rows as f64 / seconds.max(1e-9),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("{step}: {source}")]
@@ -94,43 +117,46 @@ pub struct LoadJob<C: Connector> {
 
 /// Load (or reuse) one instance's tables.
 pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadError> {
-    let LoadJob {
-        connector,
-        statements: st,
-        opts,
-        mode,
-        seed,
-        instance,
-        rows_done,
-        cancel,
-    } = job;
-    let opts = &opts;
     let started = Instant::now();
-    let mut s = connector.connect().await.map_err(step("connect"))?;
+    let mut s = job.connector.connect().await.map_err(step("connect"))?;
+    if let Some(reused) = begin(&mut s, &job).await? {
+        return Ok(reused);
+    }
+    load_in_parallel(&job).await?;
+    meta::put(&mut s, &job.statements, STATE_KEY, COMPLETE)
+        .await
+        .map_err(step("write the load metadata"))?;
+    let rows = job.opts.loaded_rows();
+    Ok(LoadReport::loaded(rows, started))
+}
+
+/// Read the load record: a complete load with the plan's signature (or tables of another
+/// tool that verify) is reused, its report returned; prepare = "never" refuses anything else;
+/// otherwise the record is set to LOADING with the plan's signature, and None returned.
+async fn begin<C: Connector>(
+    s: &mut C::Session,
+    job: &LoadJob<C>,
+) -> Result<Option<LoadReport>, LoadError> {
+    let (st, opts, mode) = (&job.statements, &job.opts, job.mode);
     s.execute_text(&st.render("meta_create", &[]))
         .await
         .map_err(step("create metadata table"))?;
     let sig = signature(opts);
-    let have_sig = meta::get(&mut s, &st, SIGNATURE_KEY)
+    let have_sig = meta::get(s, st, SIGNATURE_KEY)
         .await
         .map_err(step("read the load metadata"))?;
-    let state = meta::get(&mut s, &st, STATE_KEY)
+    let state = meta::get(s, st, STATE_KEY)
         .await
         .map_err(step("read the load metadata"))?;
     let mut complete =
         state.as_deref() == Some(COMPLETE) && have_sig.as_deref() == Some(sig.as_str());
     if !complete && state.is_none() && mode != PrepareMode::Always {
         // Tables loaded by another tool (e.g. `sysbench prepare`): reuse them when they verify.
-        complete = verify_tables(&mut s, &st, opts).await?;
+        complete = verify_tables(s, st, opts).await?;
     }
     match mode {
         PrepareMode::Auto | PrepareMode::Never if complete => {
-            return Ok(LoadReport {
-                reused: true,
-                rows: 0,
-                seconds: 0.0,
-                rows_per_s: 0.0,
-            });
+            return Ok(Some(LoadReport::reused()));
         }
         PrepareMode::Never => {
             let why = match (state.as_deref(), have_sig) {
@@ -148,85 +174,97 @@ pub async fn prepare<C: Connector>(job: LoadJob<C>) -> Result<LoadReport, LoadEr
     if state.as_deref() == Some(LOADING) {
         tracing::warn!("a previous load was interrupted; loading again");
     }
-    meta::put(&mut s, &st, STATE_KEY, LOADING)
+    meta::put(s, st, STATE_KEY, LOADING)
         .await
         .map_err(step("write the load metadata"))?;
-    meta::put(&mut s, &st, SIGNATURE_KEY, &sig)
+    meta::put(s, st, SIGNATURE_KEY, &sig)
         .await
         .map_err(step("write the load metadata"))?;
+    Ok(None)
+}
 
+/// Load every table: dealt round-robin to workers, each on its own connection, and wait for
+/// them all.
+async fn load_in_parallel<C: Connector>(job: &LoadJob<C>) -> Result<(), LoadError> {
     // Embedded engines load on our cores; a server works while our workers wait on the network,
     // so a few more workers than cores keep it busy.
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let workers = match connector.execution() {
+    let workers = match job.connector.execution() {
         Execution::DedicatedThread => cores,
         Execution::Async => (cores * 2).max(4),
     };
-    let workers = (opts.tables as usize).min(workers).max(1);
+    let workers = (job.opts.tables as usize).min(workers).max(1);
     let mut handles = Vec::new();
     for w in 0..workers {
-        let execution = connector.execution();
-        let (connector, st, opts, rows_done, cancel) = (
-            connector.clone(),
-            st.clone(),
-            opts.clone(),
-            rows_done.clone(),
-            cancel.clone(),
-        );
-        let tables: Vec<u32> = (1..=opts.tables)
+        let tables: Vec<u32> = (1..=job.opts.tables)
             .filter(|t| (*t as usize - 1) % workers == w)
             .collect();
-        let fut = async move {
-            let mut s = connector.connect().await.map_err(step("connect"))?;
-            let path = s.bulk_path().await.map_err(step("choose the load path"))?;
-            for t in &tables {
-                let table = Table {
-                    number: *t,
-                    path,
-                    seed,
-                    instance,
-                };
-                let written = load_table(&mut s, &st, &opts, table, &rows_done, &cancel).await?;
-                // The engine's own count of the rows it committed: no scan of the table.
-                let expected = if opts.loaded_rows() == 0 {
-                    0
-                } else {
-                    opts.table_size
-                };
-                if written != u64::from(expected) {
-                    return Err(LoadError::Count {
-                        table: *t,
-                        found: written,
-                        expected,
-                    });
-                }
-            }
-            if opts.create_secondary {
-                for t in &tables {
-                    create_index(&mut s, &st, *t).await?;
-                }
-            }
-            Ok::<(), LoadError>(())
-        };
-        let rx = spawn_on(execution, format!("load-{instance}-{w}"), fut)
-            .map_err(|e| LoadError::Worker(e.to_string()))?;
+        let fut = load_worker(job.share(), tables);
+        let rx = spawn_on(
+            job.connector.execution(),
+            format!("load-{}-{w}", job.instance),
+            fut,
+        )
+        .map_err(|e| LoadError::Worker(e.to_string()))?;
         handles.push(rx);
     }
     for h in handles {
         h.await
             .map_err(|_| LoadError::Worker("load thread panicked".into()))??;
     }
-    meta::put(&mut s, &st, STATE_KEY, COMPLETE)
-        .await
-        .map_err(step("write the load metadata"))?;
-    let rows = opts.loaded_rows();
-    let seconds = started.elapsed().as_secs_f64();
-    Ok(LoadReport {
-        reused: false,
-        rows,
-        seconds,
-        rows_per_s: rows as f64 / seconds.max(1e-9),
-    })
+    Ok(())
+}
+
+impl<C: Connector> LoadJob<C> {
+    /// The same job for one of its workers.
+    fn share(&self) -> LoadJob<C> {
+        LoadJob {
+            connector: self.connector.clone(),
+            statements: self.statements.clone(),
+            opts: self.opts.clone(),
+            mode: self.mode,
+            seed: self.seed,
+            instance: self.instance,
+            rows_done: self.rows_done.clone(),
+            cancel: self.cancel.clone(),
+        }
+    }
+}
+
+/// One load worker: its `tables` on a connection of its own, each checked against the rows
+/// it should have, then their secondary indexes.
+async fn load_worker<C: Connector>(job: LoadJob<C>, tables: Vec<u32>) -> Result<(), LoadError> {
+    let (st, opts) = (&job.statements, &job.opts);
+    let mut s = job.connector.connect().await.map_err(step("connect"))?;
+    let path = s.bulk_path().await.map_err(step("choose the load path"))?;
+    // The engine's own count of the rows it committed: no scan of the table.
+    let expected = if opts.loaded_rows() == 0 {
+        0
+    } else {
+        opts.table_size
+    };
+    for t in &tables {
+        let table = Table {
+            number: *t,
+            path,
+            seed: job.seed,
+            instance: job.instance,
+        };
+        let written = load_table(&mut s, st, opts, table, &job.rows_done, &job.cancel).await?;
+        if written != u64::from(expected) {
+            return Err(LoadError::Count {
+                table: *t,
+                found: written,
+                expected,
+            });
+        }
+    }
+    if opts.create_secondary {
+        for t in &tables {
+            create_index(&mut s, st, *t).await?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether every table exists with exactly the planned row count.

@@ -104,25 +104,50 @@ pub struct TpccLoadJob<C: Connector> {
 pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccLoadError> {
     let started = Instant::now();
     let mut s = job.connector.connect().await.map_err(step("connect"))?;
+    if let Some(reused) = begin(&mut s, &job).await? {
+        return Ok(reused);
+    }
+    for t in Table::ALL.iter().rev() {
+        s.execute_text(&format!("DROP TABLE IF EXISTS {}", t.name()))
+            .await
+            .map_err(step(format!("drop {}", t.name())))?;
+    }
+    for t in Table::ALL {
+        s.execute_text(&job.schema.render(&format!("create_{}", t.name()), &[]))
+            .await
+            .map_err(step(format!("create {}", t.name())))?;
+    }
+    let path = s.bulk_path().await.map_err(step("choose the load path"))?;
+    let rows = load_in_parallel(&job, path).await?;
+    create_indexes(&mut s, &job.schema).await?;
+    meta::put(&mut s, &job.statements, STATE_KEY, COMPLETE)
+        .await
+        .map_err(step("write the load metadata"))?;
+    Ok(LoadReport::loaded(rows, started))
+}
+
+/// Read the load record: a COMPLETE load with the plan's signature is reused (its report
+/// returned), prepare = "never" refuses anything else, an unfinished load is refused (unless
+/// `reload`); otherwise the record is set to LOADING with the plan's signature, and None
+/// returned.
+async fn begin<C: Connector>(
+    s: &mut C::Session,
+    job: &TpccLoadJob<C>,
+) -> Result<Option<LoadReport>, TpccLoadError> {
     s.execute_text(&job.statements.render("meta_create", &[]))
         .await
         .map_err(step("create the metadata table"))?;
     let sig = signature(job.warehouses, &job.params);
-    let state = meta::get(&mut s, &job.statements, STATE_KEY)
+    let state = meta::get(s, &job.statements, STATE_KEY)
         .await
         .map_err(step("read the load metadata"))?;
-    let loaded = meta::get(&mut s, &job.statements, SIGNATURE_KEY)
+    let loaded = meta::get(s, &job.statements, SIGNATURE_KEY)
         .await
         .map_err(step("read the load metadata"))?;
     match (state.as_deref(), loaded) {
         _ if job.reload => {}
         (Some(COMPLETE), Some(loaded)) if loaded == sig => {
-            return Ok(LoadReport {
-                reused: true,
-                rows: 0,
-                seconds: 0.0,
-                rows_per_s: 0.0,
-            });
+            return Ok(Some(LoadReport::reused()));
         }
         (state, loaded) if job.never_load => {
             let why = match (state, loaded) {
@@ -150,23 +175,21 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
         ),
         _ => {}
     }
-    meta::put(&mut s, &job.statements, STATE_KEY, LOADING)
+    meta::put(s, &job.statements, STATE_KEY, LOADING)
         .await
         .map_err(step("write the load metadata"))?;
-    meta::put(&mut s, &job.statements, SIGNATURE_KEY, &sig)
+    meta::put(s, &job.statements, SIGNATURE_KEY, &sig)
         .await
         .map_err(step("write the load metadata"))?;
-    for t in Table::ALL.iter().rev() {
-        s.execute_text(&format!("DROP TABLE IF EXISTS {}", t.name()))
-            .await
-            .map_err(step(format!("drop {}", t.name())))?;
-    }
-    for t in Table::ALL {
-        s.execute_text(&job.schema.render(&format!("create_{}", t.name()), &[]))
-            .await
-            .map_err(step(format!("create {}", t.name())))?;
-    }
-    let path = s.bulk_path().await.map_err(step("choose the load path"))?;
+    Ok(None)
+}
+
+/// Load ITEM and every warehouse's rows on `path`: warehouses dealt round-robin to workers,
+/// each on its own connection. Gives the rows written.
+async fn load_in_parallel<C: Connector>(
+    job: &TpccLoadJob<C>,
+    path: BulkPath,
+) -> Result<u64, TpccLoadError> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let execution = job.connector.execution();
     let workers = match execution {
@@ -180,35 +203,16 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
         let warehouses: Vec<u32> = (1..=job.warehouses)
             .filter(|id| (*id as usize - 1) % workers == w)
             .collect();
-        let (connector, st, params, rows_done, cancel, total) = (
-            job.connector.clone(),
-            job.statements.clone(),
-            job.params.clone(),
-            job.rows_done.clone(),
-            job.cancel.clone(),
-            total.clone(),
-        );
-        let fut = async move {
-            let mut s = connector.connect().await.map_err(step("connect"))?;
-            let ctx = Ctx {
-                st: &st,
-                params: &params,
-                path,
-                rows_done: &rows_done,
-                cancel: &cancel,
-            };
-            let mut written = 0;
-            if w == 0 {
-                written += load_table(&mut s, &ctx, Table::Item, 1).await?;
-            }
-            for w_id in warehouses {
-                for t in Table::ALL.into_iter().filter(|t| t.per_warehouse()) {
-                    written += load_table(&mut s, &ctx, t, w_id).await?;
-                }
-            }
-            total.fetch_add(written, Ordering::Relaxed);
-            Ok::<(), TpccLoadError>(())
+        let worker = Worker {
+            connector: job.connector.clone(),
+            st: job.statements.clone(),
+            params: job.params.clone(),
+            path,
+            rows_done: job.rows_done.clone(),
+            cancel: job.cancel.clone(),
+            total: total.clone(),
         };
+        let fut = worker.load(w == 0, warehouses);
         let rx = spawn_on(execution, format!("tpcc-load-{}-{w}", job.instance), fut)
             .map_err(|e| TpccLoadError::Worker(e.to_string()))?;
         handles.push(rx);
@@ -217,18 +221,45 @@ pub async fn load<C: Connector>(job: TpccLoadJob<C>) -> Result<LoadReport, TpccL
         h.await
             .map_err(|_| TpccLoadError::Worker("load thread panicked".into()))??;
     }
-    create_indexes(&mut s, &job.schema).await?;
-    meta::put(&mut s, &job.statements, STATE_KEY, COMPLETE)
-        .await
-        .map_err(step("write the load metadata"))?;
-    let rows = total.load(Ordering::Relaxed);
-    let seconds = started.elapsed().as_secs_f64();
-    Ok(LoadReport {
-        reused: false,
-        rows,
-        seconds,
-        rows_per_s: rows as f64 / seconds.max(1e-9),
-    })
+    Ok(total.load(Ordering::Relaxed))
+}
+
+/// One load worker's share of the job.
+struct Worker<C: Connector> {
+    connector: Arc<C>,
+    st: Arc<Statements>,
+    params: Arc<LoadParams>,
+    path: BulkPath,
+    rows_done: Arc<AtomicU64>,
+    cancel: CancellationToken,
+    /// Rows written by every worker.
+    total: Arc<AtomicU64>,
+}
+
+impl<C: Connector> Worker<C> {
+    /// Load ITEM (when `item`), then every table of each of `warehouses`, on a connection of
+    /// its own; adds the rows written to `total`.
+    async fn load(self, item: bool, warehouses: Vec<u32>) -> Result<(), TpccLoadError> {
+        let mut s = self.connector.connect().await.map_err(step("connect"))?;
+        let ctx = Ctx {
+            st: &self.st,
+            params: &self.params,
+            path: self.path,
+            rows_done: &self.rows_done,
+            cancel: &self.cancel,
+        };
+        let mut written = 0;
+        if item {
+            written += load_table(&mut s, &ctx, Table::Item, 1).await?;
+        }
+        for w_id in warehouses {
+            for t in Table::ALL.into_iter().filter(|t| t.per_warehouse()) {
+                written += load_table(&mut s, &ctx, t, w_id).await?;
+            }
+        }
+        self.total.fetch_add(written, Ordering::Relaxed);
+        Ok(())
+    }
 }
 
 async fn create_indexes<S: Session>(s: &mut S, schema: &Statements) -> Result<(), TpccLoadError> {

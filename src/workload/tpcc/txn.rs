@@ -286,38 +286,13 @@ pub async fn new_order<S: Session>(
 ) -> Result<StatementCounts, EngineError> {
     let (w, d) = (i64::from(t.w_id), i64::from(t.d_id));
     let mut x = Txn::begin(s, c, false).await?;
-    x.one(Stmt::NoWarehouse, &[Value::Int(w)]).await?;
-    let w_tax = x.num(0);
-    x.one(Stmt::NoDistrict, &[Value::Int(w), Value::Int(d)])
-        .await?;
-    let (d_tax, o_id) = (x.num(0), x.int(1));
-    x.write(Stmt::NoDistrictNext, &[Value::Int(w), Value::Int(d)])
-        .await?;
-    x.one(
-        Stmt::NoCustomer,
-        &[Value::Int(w), Value::Int(d), Value::Int(i64::from(t.c_id))],
-    )
-    .await?;
-    let c_discount = x.num(0);
+    let OrderHead {
+        w_tax,
+        d_tax,
+        o_id,
+        c_discount,
+    } = order_head(&mut x, t, now).await?;
     let lines = t.lines();
-    x.write(
-        Stmt::NoInsertOrder,
-        &[
-            Value::Int(o_id),
-            Value::Int(d),
-            Value::Int(w),
-            Value::Int(i64::from(t.c_id)),
-            Value::Text(now.to_string()),
-            Value::Int(lines.len() as i64),
-            Value::Int(i64::from(t.all_local())),
-        ],
-    )
-    .await?;
-    x.write(
-        Stmt::NoInsertNewOrder,
-        &[Value::Int(o_id), Value::Int(d), Value::Int(w)],
-    )
-    .await?;
     let mut total_cents = 0.0;
     for (n, line) in lines.iter().enumerate() {
         let i_id = i64::from(line.i_id);
@@ -336,11 +311,7 @@ pub async fn new_order<S: Session>(
         let s_data = x.text(1);
         let dist_info = x.text(1 + usize::from(t.d_id));
         let qty = i64::from(line.quantity);
-        let left = if s_quantity - qty >= 10 {
-            s_quantity - qty
-        } else {
-            s_quantity - qty + 91
-        };
+        let left = stock_left(s_quantity, qty);
         let remote = i64::from(line.supply_w_id != t.w_id);
         x.write(
             Stmt::NoStockUpdate,
@@ -376,6 +347,74 @@ pub async fn new_order<S: Session>(
     }
     let _total = total_cents * (1.0 - c_discount) * (1.0 + w_tax + d_tax) / 100.0;
     x.end(false).await
+}
+
+/// S_QUANTITY after an order of `qty` (2.4.2.2): down by `qty`, restocked by 91 when fewer
+/// than 10 would be left.
+#[inline]
+fn stock_left(s_quantity: i64, qty: i64) -> i64 {
+    if s_quantity - qty >= 10 {
+        s_quantity - qty
+    } else {
+        s_quantity - qty + 91
+    }
+}
+
+/// What New-Order's lines need from its first steps: the taxes, the order's number and the
+/// customer's discount.
+struct OrderHead {
+    w_tax: f64,
+    d_tax: f64,
+    o_id: i64,
+    c_discount: f64,
+}
+
+/// New-Order's steps before its lines (2.4.2.2): the warehouse's tax, the district's tax and
+/// next order number (taken), the customer's discount, then the ORDER and NEW-ORDER rows.
+#[inline]
+async fn order_head<S: Session>(
+    x: &mut Txn<'_, S>,
+    t: &NewOrder,
+    now: &str,
+) -> Result<OrderHead, EngineError> {
+    let (w, d) = (i64::from(t.w_id), i64::from(t.d_id));
+    x.one(Stmt::NoWarehouse, &[Value::Int(w)]).await?;
+    let w_tax = x.num(0);
+    x.one(Stmt::NoDistrict, &[Value::Int(w), Value::Int(d)])
+        .await?;
+    let (d_tax, o_id) = (x.num(0), x.int(1));
+    x.write(Stmt::NoDistrictNext, &[Value::Int(w), Value::Int(d)])
+        .await?;
+    x.one(
+        Stmt::NoCustomer,
+        &[Value::Int(w), Value::Int(d), Value::Int(i64::from(t.c_id))],
+    )
+    .await?;
+    let c_discount = x.num(0);
+    x.write(
+        Stmt::NoInsertOrder,
+        &[
+            Value::Int(o_id),
+            Value::Int(d),
+            Value::Int(w),
+            Value::Int(i64::from(t.c_id)),
+            Value::Text(now.to_string()),
+            Value::Int(t.lines().len() as i64),
+            Value::Int(i64::from(t.all_local())),
+        ],
+    )
+    .await?;
+    x.write(
+        Stmt::NoInsertNewOrder,
+        &[Value::Int(o_id), Value::Int(d), Value::Int(w)],
+    )
+    .await?;
+    Ok(OrderHead {
+        w_tax,
+        d_tax,
+        o_id,
+        c_discount,
+    })
 }
 
 /// Payment (2.5.2). `now` is H_DATE.
