@@ -65,23 +65,7 @@ pub fn render(
     flavor: Flavor,
     settings: &MysqlSettings,
 ) -> Result<String, ProvisionError> {
-    let socket_len = layout.socket.as_os_str().len();
-    if socket_len > MAX_SOCKET_PATH_BYTES {
-        return Err(ProvisionError::UnusablePath {
-            path: layout.socket.clone(),
-            reason: format!(
-                "a unix socket path may be at most {MAX_SOCKET_PATH_BYTES} bytes, this one is \
-                 {socket_len}; use a shorter target path"
-            ),
-        });
-    }
-    if let Some(key) = settings
-        .extra
-        .keys()
-        .find(|k| MANAGED.contains(&normalise(k).as_str()))
-    {
-        return Err(ProvisionError::ManagedVariable { key: key.clone() });
-    }
+    check_paths_and_extra(layout, settings)?;
     let overridden = |key: &str| settings.extra.keys().any(|k| normalise(k) == key);
     let mut lines = vec![
         format!(
@@ -97,7 +81,57 @@ pub fn render(
         format!("log-error = {}", quoted(&layout.error_log)?),
         "skip-name-resolve".to_string(),
     ];
-    // Private-instance defaults, then the sized settings; `extra` replaces any of them.
+    lines.extend(
+        settable(layout, flavor, settings)?
+            .into_iter()
+            .filter(|(key, _)| !overridden(key))
+            .map(|(_, line)| line),
+    );
+    lines.extend(
+        settings
+            .extra
+            .iter()
+            .map(|(key, value)| format!("{key} = {value}")),
+    );
+    lines.extend([
+        String::new(),
+        "[client]".to_string(),
+        format!("socket = {}", quoted(&layout.socket)?),
+        format!("port = {port}"),
+        "user = root".to_string(),
+    ]);
+    Ok(lines.join("\n") + "\n")
+}
+
+/// A socket path the kernel can bind, and no `extra` variable drivebench manages itself.
+fn check_paths_and_extra(layout: &Layout, settings: &MysqlSettings) -> Result<(), ProvisionError> {
+    let socket_len = layout.socket.as_os_str().len();
+    if socket_len > MAX_SOCKET_PATH_BYTES {
+        return Err(ProvisionError::UnusablePath {
+            path: layout.socket.clone(),
+            reason: format!(
+                "a unix socket path may be at most {MAX_SOCKET_PATH_BYTES} bytes, this one is \
+                 {socket_len}; use a shorter target path"
+            ),
+        });
+    }
+    match settings
+        .extra
+        .keys()
+        .find(|k| MANAGED.contains(&normalise(k).as_str()))
+    {
+        Some(key) => Err(ProvisionError::ManagedVariable { key: key.clone() }),
+        None => Ok(()),
+    }
+}
+
+/// The `[mysqld]` lines `extra` may replace, by variable: private-instance defaults, then the
+/// settings sized for the plan, then those the scenario set.
+fn settable(
+    layout: &Layout,
+    flavor: Flavor,
+    settings: &MysqlSettings,
+) -> Result<Vec<(&'static str, String)>, ProvisionError> {
     let mut settable = vec![
         ("log_bin", "skip-log-bin".to_string()),
         ("performance_schema", "performance_schema = OFF".to_string()),
@@ -117,6 +151,19 @@ pub fn render(
         // Side-by-side instances would all want the X protocol's port 33060.
         settable.push(("mysqlx", "mysqlx = OFF".to_string()));
     }
+    let sized = [
+        ("innodb_buffer_pool_size", Some(settings.buffer_pool_bytes)),
+        ("max_connections", Some(u64::from(settings.max_connections))),
+        (
+            "max_prepared_stmt_count",
+            Some(settings.max_prepared_stmt_count),
+        ),
+        (
+            "table_open_cache",
+            Some(u64::from(settings.table_open_cache)),
+        ),
+    ]
+    .map(|(key, v)| (key, v.map(|v| v.to_string())));
     let optional = [
         (
             "innodb_log_file_size",
@@ -132,49 +179,12 @@ pub fn render(
             settings.io_capacity.map(|v| v.to_string()),
         ),
     ];
-    let sized = [
-        (
-            "innodb_buffer_pool_size",
-            Some(settings.buffer_pool_bytes.to_string()),
-        ),
-        (
-            "max_connections",
-            Some(settings.max_connections.to_string()),
-        ),
-        (
-            "max_prepared_stmt_count",
-            Some(settings.max_prepared_stmt_count.to_string()),
-        ),
-        (
-            "table_open_cache",
-            Some(settings.table_open_cache.to_string()),
-        ),
-    ];
     for (key, value) in sized.into_iter().chain(optional) {
         if let Some(value) = value {
             settable.push((key, format!("{key} = {value}")));
         }
     }
-    lines.extend(
-        settable
-            .into_iter()
-            .filter(|(key, _)| !overridden(key))
-            .map(|(_, line)| line),
-    );
-    lines.extend(
-        settings
-            .extra
-            .iter()
-            .map(|(key, value)| format!("{key} = {value}")),
-    );
-    lines.extend([
-        String::new(),
-        "[client]".to_string(),
-        format!("socket = {}", quoted(&layout.socket)?),
-        format!("port = {port}"),
-        "user = root".to_string(),
-    ]);
-    Ok(lines.join("\n") + "\n")
+    Ok(settable)
 }
 
 /// A variable name as the server compares it: `-` and `_` are the same, `loose-` and `skip-`
