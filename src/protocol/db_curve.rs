@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Ending, Reason, Stage};
 use crate::clients::fleet::{Fleet, Wake};
 use crate::curve::backlog::Backlog;
-use crate::curve::{CurveDriver, PointOutcome, Step};
+use crate::curve::{CurveDriver, PointOutcome, SloResult, Step};
 use crate::metrics::Recorded;
 use crate::metrics::summary::Summary;
 use crate::report::RunDir;
@@ -115,8 +115,13 @@ impl CurveRun<'_> {
                 return Ending::failed(Stage::Results, e);
             }
         }
+        self.finish(driver.slo());
+        Ending::Complete
+    }
+
+    /// The curve ran to its end: its SLO figures (total and per instance) printed and kept.
+    fn finish(&mut self, slo: Option<SloResult>) {
         let last = self.report.curves.len() - 1;
-        let slo = driver.slo();
         let report = &mut self.report.curves[last];
         if let Some(s) = &slo {
             self.console.always(&slo_line(s));
@@ -128,7 +133,6 @@ impl CurveRun<'_> {
         }
         report.slo = slo;
         report.completed = true;
-        Ending::Complete
     }
 
     /// Settle (dropped), then `ms` measured in quarters.
