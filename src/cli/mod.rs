@@ -98,7 +98,7 @@ impl ScenarioArgs {
     }
 }
 
-/// Exit codes (see DESIGN.md).
+/// Exit codes (docs/outputs.md lists them).
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FAILED: i32 = 1;
 pub const EXIT_INVALID: i32 = 2;

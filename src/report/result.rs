@@ -1,5 +1,6 @@
 //! result.json: the source of truth of a run. Everything else (summary.md, series.csv, later
-//! reports and comparisons) is derived from it. Paths named in DESIGN.md stay; fields may be added.
+//! reports and comparisons) is derived from it. The paths docs/outputs.md lists stay; fields
+//! may be added.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
