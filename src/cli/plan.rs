@@ -61,7 +61,7 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
         Some(r) => format!("open model, {r} tx/s per instance (Poisson arrivals)"),
         None => "closed loop".to_string(),
     };
-    if let Some(o) = &w.sysbench {
+    if let Some(o) = w.sysbench() {
         let _ = writeln!(
             s,
             "workload  sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}, prepare {}",
@@ -73,7 +73,7 @@ pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
             w.prepare.name()
         );
     }
-    if let Some(t) = &w.tpcc {
+    if let Some(t) = w.tpcc() {
         let pacing = match t.pacing {
             TpccPacing::Spec => format!(
                 "spec pacing (keying 18/3/2/2/2 s, think 12/12/10/5/5 s), {} terminals per warehouse",

@@ -45,7 +45,7 @@ pub fn summary(r: &RunReport) -> String {
         None => "closed loop".into(),
     };
     if !p.instances.is_empty() {
-        match &w.sysbench {
+        match w.sysbench() {
             Some(o) => {
                 let _ = writeln!(
                     s,
