@@ -117,7 +117,7 @@ fn time_scale_scales_durations_not_counts() {
     assert_eq!(
         (
             plan.workload.clients,
-            plan.workload.sysbench.as_ref().map(|o| o.tables)
+            plan.workload.sysbench().map(|o| o.tables)
         ),
         (8, Some(4))
     );

@@ -82,7 +82,7 @@ fn workload(s: &mut String, plan: &Plan) {
         Some(r) => format!("open model, {r} tx/s per instance (Poisson arrivals)"),
         None => "closed loop".to_string(),
     };
-    if let Some(o) = &w.sysbench {
+    if let Some(o) = w.sysbench() {
         let _ = writeln!(
             s,
             "workload  sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}, prepare {}",
@@ -94,7 +94,7 @@ fn workload(s: &mut String, plan: &Plan) {
             w.prepare.name()
         );
     }
-    if let Some(t) = &w.tpcc {
+    if let Some(t) = w.tpcc() {
         let pacing = match t.pacing {
             TpccPacing::Spec => format!(
                 "spec pacing (keying 18/3/2/2/2 s, think 12/12/10/5/5 s), {} terminals per warehouse",

@@ -17,7 +17,9 @@ use crate::protocol::{self, Ending};
 use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport};
 use crate::report::{self, RunDir};
-use crate::scenario::plan::{BenchmarkKind, Estimates, Plan, PlanWorkload, PrepareMode};
+use crate::scenario::plan::{
+    Benchmark, Estimates, Plan, PlanWorkload, PrepareMode, SysbenchOptions, SysbenchTest,
+};
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, resolve};
 use crate::target::{DeviceIdentity, TargetInfo};
 
@@ -245,14 +247,15 @@ fn sweep_only_plan(sweep: PlanSweep, target: &Path) -> Plan {
         instances: Vec::new(),
         // Not run: a sweep-only run has no database workload.
         workload: PlanWorkload {
-            benchmark: BenchmarkKind::Sysbench,
+            // Transitional: the plan's workload becomes optional next.
+            benchmark: Benchmark::Sysbench {
+                sysbench: SysbenchOptions::defaults(SysbenchTest::OltpReadWrite),
+            },
             clients: 0,
             connections: 0,
             rate: None,
             prepare: PrepareMode::Never,
             max_attempts: 1,
-            sysbench: None,
-            tpcc: None,
         },
         phases: Vec::new(),
         estimates: Estimates {

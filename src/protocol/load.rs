@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::RunCtx;
 use crate::engines::Connector;
 use crate::scenario::Plan;
-use crate::scenario::plan::PrepareMode;
+use crate::scenario::plan::{Benchmark, PrepareMode};
 use crate::workload::sysbench::Sysbench;
 use crate::workload::sysbench::load::{self as sysbench_load, LoadError, LoadReport};
 use crate::workload::tpcc::load::{self as tpcc_load, TpccLoadError};
@@ -21,8 +21,10 @@ use crate::workload::tpcc::workload::{Tpcc, load_params, timestamp_now};
 /// Statements each client connection prepares (sizes the servers' statement limits).
 pub fn statements_per_client(plan: &Plan) -> usize {
     let dialect = plan.instances.first().map(|i| i.engine.dialect());
-    match (&plan.workload.sysbench, dialect) {
-        (Some(o), Some(dialect)) => Sysbench::new(o.clone(), dialect).statements_per_client(),
+    match (&plan.workload.benchmark, dialect) {
+        (Benchmark::Sysbench { sysbench: o }, Some(dialect)) => {
+            Sysbench::new(o.clone(), dialect).statements_per_client()
+        }
         _ => Tpcc::statements_per_client(),
     }
 }
@@ -64,23 +66,21 @@ pub async fn load_instance<C: Connector>(
     cancel: CancellationToken,
 ) -> Result<LoadReport, LoadFailure> {
     let dialect = plan.instances[index].engine.dialect();
-    if let Some(o) = &plan.workload.sysbench {
-        return Ok(sysbench_load::prepare(sysbench_load::LoadJob {
-            connector,
-            statements: Arc::new(crate::workload::sysbench::statements(dialect)),
-            opts: o.clone(),
-            mode,
-            seed: plan.seed,
-            instance: index as u64,
-            rows_done,
-            cancel,
-        })
-        .await?);
-    }
-    let Some(o) = &plan.workload.tpcc else {
-        return Err(LoadFailure::Failed(
-            "the plan has no workload options".into(),
-        ));
+    let o = match &plan.workload.benchmark {
+        Benchmark::Tpcc { tpcc } => tpcc,
+        Benchmark::Sysbench { sysbench: o } => {
+            return Ok(sysbench_load::prepare(sysbench_load::LoadJob {
+                connector,
+                statements: Arc::new(crate::workload::sysbench::statements(dialect)),
+                opts: o.clone(),
+                mode,
+                seed: plan.seed,
+                instance: index as u64,
+                rows_done,
+                cancel,
+            })
+            .await?);
+        }
     };
     let report = tpcc_load::load(tpcc_load::TpccLoadJob {
         connector: connector.clone(),

@@ -32,7 +32,7 @@ use crate::report::RunDir;
 use crate::report::live::Console;
 use crate::report::result::{InstanceReport, RunReport, RunStatus};
 use crate::scenario::Plan;
-use crate::scenario::plan::BenchmarkKind;
+use crate::scenario::plan::Benchmark;
 use crate::workload::sysbench::Sysbench;
 use crate::workload::tpcc::workload::Tpcc;
 pub use ending::{Cause, Ending, Reason, RunError, Stage};
@@ -147,16 +147,12 @@ pub(crate) async fn run_with<C: Connector>(
     if let Err(e) = ctx.dir.write_result(ctx.report) {
         return Ending::failed(Stage::Results, e);
     }
-    match (
-        plan.workload.benchmark,
-        &plan.workload.sysbench,
-        &plan.workload.tpcc,
-    ) {
-        (BenchmarkKind::Sysbench, Some(o), _) => {
+    match &plan.workload.benchmark {
+        Benchmark::Sysbench { sysbench: o } => {
             let workload = Arc::new(Sysbench::new(o.clone(), dialect));
             measure::run_workload(plan, &connectors, workload, &mut (), ctx).await
         }
-        (BenchmarkKind::Tpcc, _, Some(o)) => {
+        Benchmark::Tpcc { tpcc: o } => {
             let workload = match Tpcc::new(o.clone(), dialect, plan.seed) {
                 Ok(w) => Arc::new(w),
                 Err(e) => return Ending::failed(Stage::Setup, e),
@@ -174,9 +170,5 @@ pub(crate) async fn run_with<C: Connector>(
             }
             tpcc::checks_after_phases(plan, &connectors, o.warehouses, ctx).await
         }
-        _ => Ending::failed(
-            Stage::Setup,
-            Reason("the plan has no options for its benchmark".into()),
-        ),
     }
 }

@@ -8,19 +8,19 @@ use std::time::Instant;
 
 use crate::report::result::CopyReport;
 use crate::scenario::Plan;
+use crate::scenario::plan::Benchmark;
 
 /// The pre-built copy a plan uses: same engine, benchmark data (tables, rows, index or
 /// warehouses) and seed.
 pub fn key(plan: &Plan) -> String {
-    let data = match (&plan.workload.sysbench, &plan.workload.tpcc) {
-        (Some(o), _) => format!(
+    let data = match &plan.workload.benchmark {
+        Benchmark::Sysbench { sysbench: o } => format!(
             "{}x{}-{}",
             o.tables,
             o.table_size,
             if o.create_secondary { "k" } else { "nok" }
         ),
-        (None, Some(t)) => format!("tpcc{}w", t.warehouses),
-        (None, None) => "empty".into(),
+        Benchmark::Tpcc { tpcc: t } => format!("tpcc{}w", t.warehouses),
     };
     format!(
         "{}-{data}-seed{}",

@@ -73,7 +73,7 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
         Err(e) => out.push(finding(Level::Warning, e.to_string())),
     }
     let w = &plan.workload;
-    let writes = w.sysbench.as_ref().is_none_or(|o| {
+    let writes = w.sysbench().is_none_or(|o| {
         !matches!(
             o.test,
             SysbenchTest::OltpReadOnly | SysbenchTest::OltpPointSelect

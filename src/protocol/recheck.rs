@@ -46,7 +46,7 @@ impl RecheckError {
 
 /// Run the consistency checks again on the named instances (all when `only` is empty).
 pub async fn recheck(r: &RunReport, only: &[String]) -> Result<Vec<InstanceCheck>, RecheckError> {
-    let Some(tpcc) = &r.plan.workload.tpcc else {
+    let Some(tpcc) = r.plan.workload.tpcc() else {
         return Err(RecheckError::NotTpcc(r.plan.workload.describe()));
     };
     let known: Vec<&str> = r.plan.instances.iter().map(|i| i.name.as_str()).collect();

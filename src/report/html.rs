@@ -12,6 +12,7 @@ use super::svg::{Chart, Scale, Series, escape, render};
 use crate::config::units::format_bytes;
 use crate::config::units::format_duration;
 use crate::report::result::Level;
+use crate::scenario::plan::Benchmark;
 
 pub(super) const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 12px}\
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}\
@@ -122,15 +123,15 @@ fn header(s: &mut String, r: &RunReport) {
         None => "closed loop".into(),
     };
     if !r.plan.instances.is_empty() {
-        let what = match (&w.sysbench, &w.tpcc) {
-            (Some(o), _) => format!(
+        let what = match &w.benchmark {
+            Benchmark::Sysbench { sysbench: o } => format!(
                 "sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}",
                 o.test.name(),
                 o.tables,
                 o.table_size,
                 w.clients
             ),
-            _ => w.describe(),
+            Benchmark::Tpcc { .. } => w.describe(),
         };
         row("Workload", what);
     }

@@ -14,7 +14,7 @@ use crate::scenario::plan::TpccPacing;
 
 /// The TPC-C section: one part per recorded phase with TPC-C figures, then the checks.
 pub(super) fn section(s: &mut String, r: &RunReport) {
-    let Some(opts) = &r.plan.workload.tpcc else {
+    let Some(opts) = r.plan.workload.tpcc() else {
         return;
     };
     let scheduled = opts.pacing == TpccPacing::Spec || r.plan.workload.rate.is_some();

@@ -71,7 +71,7 @@ fn workload_lines(s: &mut String, r: &RunReport) {
         None => "closed loop".into(),
     };
     if !p.instances.is_empty() {
-        match &w.sysbench {
+        match w.sysbench() {
             Some(o) => {
                 let _ = writeln!(
                     s,

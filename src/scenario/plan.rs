@@ -55,9 +55,13 @@ pub struct PlanInstance {
     pub prebuilt_dir: Option<String>,
 }
 
+/// The database workload: one benchmark with its options, and the clients that run it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PlanWorkload {
-    pub benchmark: BenchmarkKind,
+    /// The benchmark and its options: `"benchmark": "sysbench"` with a `sysbench` table, or
+    /// `"benchmark": "tpcc"` with a `tpcc` table.
+    #[serde(flatten)]
+    pub benchmark: Benchmark,
     /// Virtual clients per instance.
     pub clients: u32,
     /// Connections per instance: one per client, or fewer shared by all clients, each held
@@ -69,22 +73,48 @@ pub struct PlanWorkload {
     pub prepare: PrepareMode,
     /// Attempts of one transaction before a retryable error stops the phase.
     pub max_attempts: u32,
+}
+
+/// The benchmark a plan runs, with the options of that benchmark only.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(tag = "benchmark", rename_all = "lowercase")]
+pub enum Benchmark {
     /// `benchmark = "sysbench"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sysbench: Option<SysbenchOptions>,
+    Sysbench { sysbench: SysbenchOptions },
     /// `benchmark = "tpcc"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tpcc: Option<TpccOptions>,
+    Tpcc { tpcc: TpccOptions },
+}
+
+impl Benchmark {
+    /// Rows the initial population holds per instance.
+    pub fn loaded_rows(&self) -> u64 {
+        match self {
+            Benchmark::Sysbench { sysbench } => sysbench.loaded_rows(),
+            Benchmark::Tpcc { tpcc } => tpcc.loaded_rows(),
+        }
+    }
 }
 
 impl PlanWorkload {
+    /// The sysbench options, when the benchmark is sysbench.
+    pub fn sysbench(&self) -> Option<&SysbenchOptions> {
+        match &self.benchmark {
+            Benchmark::Sysbench { sysbench } => Some(sysbench),
+            Benchmark::Tpcc { .. } => None,
+        }
+    }
+
+    /// The TPC-C options, when the benchmark is TPC-C.
+    pub fn tpcc(&self) -> Option<&TpccOptions> {
+        match &self.benchmark {
+            Benchmark::Tpcc { tpcc } => Some(tpcc),
+            Benchmark::Sysbench { .. } => None,
+        }
+    }
+
     /// A curve sets the rate itself: it needs transactions back to back, not terminals' pacing.
     pub fn check_curve(&self, key: &KeyPath) -> Result<(), Invalid> {
-        if self
-            .tpcc
-            .as_ref()
-            .is_some_and(|t| t.pacing == TpccPacing::Spec)
-        {
+        if self.tpcc().is_some_and(|t| t.pacing == TpccPacing::Spec) {
             return Err(Invalid::new(
                 key.clone(),
                 "a curve sets the rate itself; TPC-C needs workload.pacing = \"none\" (throughput mode) for a curve",
@@ -109,25 +139,23 @@ impl PlanWorkload {
 
     /// Tables the workload touches (sizes table caches).
     pub fn tables(&self) -> u32 {
-        match (&self.sysbench, &self.tpcc) {
-            (Some(o), _) => o.tables,
-            (None, Some(_)) => 9,
-            (None, None) => 1,
+        match &self.benchmark {
+            Benchmark::Sysbench { sysbench } => sysbench.tables,
+            Benchmark::Tpcc { .. } => 9,
         }
     }
 
     /// One line saying what runs, e.g. "sysbench oltp_read_write, 4 tables x 10,000 rows".
     pub fn describe(&self) -> String {
-        match (&self.sysbench, &self.tpcc) {
-            (Some(o), _) => format!(
+        match &self.benchmark {
+            Benchmark::Sysbench { sysbench: o } => format!(
                 "sysbench {}, {} tables x {} rows, rand_type {}",
                 o.test.name(),
                 o.tables,
                 o.table_size,
                 o.rand_type.name()
             ),
-            (None, Some(t)) => t.describe(self.clients, self.connections()),
-            (None, None) => "no workload".into(),
+            Benchmark::Tpcc { tpcc } => tpcc.describe(self.clients, self.connections()),
         }
     }
 }
@@ -368,4 +396,51 @@ pub struct Estimates {
     pub phases_total_ms: u64,
     /// Client-side memory estimate (histogram shards and connections), bytes.
     pub client_memory_bytes: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workload(benchmark: Benchmark) -> PlanWorkload {
+        PlanWorkload {
+            benchmark,
+            clients: 4,
+            connections: 4,
+            rate: None,
+            prepare: PrepareMode::Auto,
+            max_attempts: 100,
+        }
+    }
+
+    #[test]
+    fn the_benchmark_is_written_as_its_name_beside_its_options_only() {
+        let tpcc = TpccOptions {
+            warehouses: 2,
+            pacing: TpccPacing::None,
+            terminals_per_warehouse: 10,
+            procedures: false,
+        };
+        let json = serde_json::to_value(workload(Benchmark::Tpcc { tpcc })).unwrap();
+        assert_eq!(json["benchmark"], "tpcc");
+        assert_eq!(json["tpcc"]["warehouses"], 2);
+        assert!(json.get("sysbench").is_none());
+        assert_eq!(json["clients"], 4);
+    }
+
+    #[test]
+    fn a_workload_reads_back_as_written() {
+        let sysbench = SysbenchOptions::defaults(SysbenchTest::OltpPointSelect);
+        let w = workload(Benchmark::Sysbench { sysbench });
+        let back: PlanWorkload = serde_json::from_str(&serde_json::to_string(&w).unwrap()).unwrap();
+        assert_eq!(back, w);
+    }
+
+    #[test]
+    fn a_benchmark_without_its_options_is_refused() {
+        let json = r#"{"benchmark": "tpcc", "clients": 4, "connections": 4, "rate": null,
+                       "prepare": "auto", "max_attempts": 100}"#;
+        let err = serde_json::from_str::<PlanWorkload>(json).unwrap_err();
+        assert!(err.to_string().contains("missing field `tpcc`"), "{err}");
+    }
 }

@@ -70,7 +70,7 @@ pub fn resolve(
         workload.check_curve(&root.key("curve"))?;
     }
 
-    if workload.tpcc.as_ref().is_some_and(|t| t.procedures)
+    if workload.tpcc().is_some_and(|t| t.procedures)
         && let Some(i) = instances.iter().find(|i| !i.engine.ops().stored_procedures)
     {
         return Err(Invalid::new(
@@ -87,19 +87,14 @@ pub fn resolve(
             "SQLite clients each need their own connection (an embedded engine, one thread per client); remove connections",
         ));
     }
-    let rows_per_instance = match (&workload.sysbench, &workload.tpcc) {
-        (Some(o), _) => o.loaded_rows(),
-        (None, Some(t)) => t.loaded_rows(),
-        (None, None) => 0,
-    };
+    let rows_per_instance = workload.benchmark.loaded_rows();
     let data_bytes_per_instance = instances
         .iter()
-        .map(|i| match (&workload.sysbench, &workload.tpcc) {
-            (Some(o), _) => {
+        .map(|i| match &workload.benchmark {
+            Benchmark::Sysbench { sysbench: o } => {
                 (i.engine.ops().estimate_sysbench_bytes)(o.loaded_rows(), o.create_secondary)
             }
-            (None, Some(t)) => (i.engine.ops().estimate_tpcc_bytes)(t.warehouses),
-            (None, None) => 0,
+            Benchmark::Tpcc { tpcc: t } => (i.engine.ops().estimate_tpcc_bytes)(t.warehouses),
         })
         .max()
         .unwrap_or(0);
@@ -325,11 +320,12 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
     }
     let max_attempts = int_in(w.max_attempts, 100, 1, 1_000_000, key.key("max_attempts"))?;
     let mut prepare = w.prepare.unwrap_or(PrepareMode::Auto);
-    let (clients, sysbench, tpcc) = match w.benchmark {
+    let (clients, benchmark) = match w.benchmark {
         BenchmarkKind::Sysbench => {
             only_for(w.benchmark, tpcc_keys(w), key)?;
             let clients = int_in(w.clients, 1, 1, MAX_CLIENTS, key.key("clients"))?;
-            (clients, Some(resolve_sysbench(w, key)?), None)
+            let sysbench = resolve_sysbench(w, key)?;
+            (clients, Benchmark::Sysbench { sysbench })
         }
         BenchmarkKind::Tpcc => {
             only_for(w.benchmark, sysbench_keys(w), key)?;
@@ -343,7 +339,7 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
                 prepare = PrepareMode::Always;
             }
             let (clients, tpcc) = super::tpcc::resolve(w, key)?;
-            (clients, None, Some(tpcc))
+            (clients, Benchmark::Tpcc { tpcc })
         }
     };
     let connections = int_in(
@@ -354,14 +350,12 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
         key.key("connections"),
     )?;
     Ok(PlanWorkload {
-        benchmark: w.benchmark,
+        benchmark,
         clients,
         connections,
         rate: w.rate,
         prepare,
         max_attempts,
-        sysbench,
-        tpcc,
     })
 }
 

@@ -28,6 +28,7 @@ use model::Comparison;
 use crate::config::units::format_bytes;
 use crate::report::result::RunReport;
 use crate::report::{RESULT_FILE, ReadError, read_result};
+use crate::scenario::plan::Benchmark;
 
 /// Why runs cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -93,17 +94,14 @@ fn default_label(r: &RunReport, source: &str) -> String {
 /// The workload identity that must match: benchmark, test and data scale.
 fn workload_key(r: &RunReport) -> String {
     let w = &r.plan.workload;
-    match (&w.sysbench, &w.tpcc) {
-        (Some(o), _) => format!(
-            "{:?} {} with {} tables x {} rows",
-            w.benchmark,
+    match &w.benchmark {
+        Benchmark::Sysbench { sysbench: o } => format!(
+            "sysbench {} with {} tables x {} rows",
             o.test.name(),
             o.tables,
             o.table_size
-        )
-        .to_lowercase(),
-        (None, Some(t)) => format!("tpcc with {} warehouses", t.warehouses),
-        (None, None) => "none".into(),
+        ),
+        Benchmark::Tpcc { tpcc: t } => format!("tpcc with {} warehouses", t.warehouses),
     }
 }
 

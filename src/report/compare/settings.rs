@@ -35,17 +35,19 @@ pub(super) fn differences(runs: &[(Option<String>, String, RunReport)]) -> Vec<S
             p.join(" + ")
         }),
         ("time scale", |r| r.plan.time_scale.to_string()),
-        ("rand_type", |r| match &r.plan.workload.sysbench {
+        ("rand_type", |r| match r.plan.workload.sysbench() {
             Some(o) => o.rand_type.name().to_string(),
             None => "-".into(),
         }),
-        ("pacing", |r| match &r.plan.workload.tpcc {
+        ("pacing", |r| match r.plan.workload.tpcc() {
             Some(t) => t.pacing.name().to_string(),
             None => "-".into(),
         }),
-        ("terminals per warehouse", |r| match &r.plan.workload.tpcc {
-            Some(t) => t.terminals_per_warehouse.to_string(),
-            None => "-".into(),
+        ("terminals per warehouse", |r| {
+            match r.plan.workload.tpcc() {
+                Some(t) => t.terminals_per_warehouse.to_string(),
+                None => "-".into(),
+            }
         }),
     ];
     let mut out = Vec::new();
