@@ -98,3 +98,21 @@ fn two_sweep_only_runs_compare_without_a_ranking() {
     assert!(json["groups"].as_array().unwrap().is_empty());
     assert_eq!(json["sweeps"][0]["rows"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn a_sweep_only_run_written_before_the_benchmark_enum_still_compares() {
+    // Its plan holds `"workload": {"benchmark": "sysbench", "clients": 0, ...}` and no
+    // `sysbench` table.
+    let tmp = tempfile::tempdir_in("/var/tmp").unwrap();
+    let old = "tests/data/compare/sweep_only_v1.json";
+    let new = sweep_run(tmp.path(), "new", &["4k-random-write-128"]);
+    let cmp = tmp.path().join("cmp");
+    let out = run(&["compare", old, &new, "--out", cmp.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        read_json(&cmp.join("compare.json"))["groups"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}

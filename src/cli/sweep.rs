@@ -17,9 +17,7 @@ use crate::protocol::{self, Ending};
 use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport};
 use crate::report::{self, RunDir};
-use crate::scenario::plan::{
-    Benchmark, Estimates, Plan, PlanWorkload, PrepareMode, SysbenchOptions, SysbenchTest,
-};
+use crate::scenario::plan::{Estimates, Plan, PlanWorkload};
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, resolve};
 use crate::target::{DeviceIdentity, TargetInfo};
 
@@ -246,17 +244,7 @@ fn sweep_only_plan(sweep: PlanSweep, target: &Path) -> Plan {
         target_path: target.display().to_string(),
         instances: Vec::new(),
         // Not run: a sweep-only run has no database workload.
-        workload: PlanWorkload {
-            // Transitional: the plan's workload becomes optional next.
-            benchmark: Benchmark::Sysbench {
-                sysbench: SysbenchOptions::defaults(SysbenchTest::OltpReadWrite),
-            },
-            clients: 0,
-            connections: 0,
-            rate: None,
-            prepare: PrepareMode::Never,
-            max_attempts: 1,
-        },
+        workload: PlanWorkload::sweep_only(),
         phases: Vec::new(),
         estimates: Estimates {
             data_bytes_per_instance: 0,

@@ -3,7 +3,7 @@
 //! re-reads the scenario text.
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 pub use super::file::{BenchmarkKind, PrepareMode, Provision};
 use crate::config::{Invalid, KeyPath};
@@ -23,6 +23,7 @@ pub struct Plan {
     pub report_interval_ms: u64,
     pub target_path: String,
     pub instances: Vec<PlanInstance>,
+    #[serde(deserialize_with = "read_workload")]
     pub workload: PlanWorkload,
     pub phases: Vec<PlanPhase>,
     /// `[[curve]]`: a load curve after the phases.
@@ -95,7 +96,34 @@ impl Benchmark {
     }
 }
 
+/// `workload` as read back from plan.json or result.json. A sweep-only result written before
+/// the benchmark became one enum holds a sysbench workload of 0 clients without a `sysbench`
+/// table; it reads as [`PlanWorkload::sweep_only`].
+fn read_workload<'de, D: Deserializer<'de>>(d: D) -> Result<PlanWorkload, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    let no_options = value.get("sysbench").is_none() && value.get("tpcc").is_none();
+    if no_options && value.get("clients").and_then(|c| c.as_u64()) == Some(0) {
+        return Ok(PlanWorkload::sweep_only());
+    }
+    PlanWorkload::deserialize(value).map_err(serde::de::Error::custom)
+}
+
 impl PlanWorkload {
+    /// The workload a sweep-only plan (`drivebench sweep`) carries: none runs, 0 clients.
+    /// Placeholder options until the plan's workload itself is optional.
+    pub fn sweep_only() -> Self {
+        PlanWorkload {
+            benchmark: Benchmark::Sysbench {
+                sysbench: SysbenchOptions::defaults(SysbenchTest::OltpReadWrite),
+            },
+            clients: 0,
+            connections: 0,
+            rate: None,
+            prepare: PrepareMode::Never,
+            max_attempts: 1,
+        }
+    }
+
     /// The sysbench options, when the benchmark is sysbench.
     pub fn sysbench(&self) -> Option<&SysbenchOptions> {
         match &self.benchmark {
@@ -434,6 +462,24 @@ mod tests {
         let w = workload(Benchmark::Sysbench { sysbench });
         let back: PlanWorkload = serde_json::from_str(&serde_json::to_string(&w).unwrap()).unwrap();
         assert_eq!(back, w);
+    }
+
+    #[test]
+    fn an_old_sweep_only_workload_reads_as_the_sweep_only_workload() {
+        let old = serde_json::json!({"benchmark": "sysbench", "clients": 0, "connections": 0,
+                                     "rate": null, "prepare": "never", "max_attempts": 1});
+        assert_eq!(read_workload(old).unwrap(), PlanWorkload::sweep_only());
+    }
+
+    #[test]
+    fn a_workload_with_clients_but_no_options_is_refused_on_reading() {
+        let json = serde_json::json!({"benchmark": "sysbench", "clients": 4, "connections": 4,
+                                      "rate": null, "prepare": "auto", "max_attempts": 100});
+        let err = read_workload(json).unwrap_err();
+        assert!(
+            err.to_string().contains("missing field `sysbench`"),
+            "{err}"
+        );
     }
 
     #[test]
