@@ -5,10 +5,29 @@
 //!
 //! # Layout
 //!
+//! Listed from the top of the dependency stack down; a module uses only those below it, as the
+//! layer table in docs/architecture.md says and `tests/layers.rs` checks.
+//!
 //! - [`cli`]: one module per subcommand (`run`, `curve`, `plan`, `report`, `compare`, `check`,
-//!   `schema`, `sweep`), exit codes, logging.
-//! - [`scenario`]: the scenario file as written, `--set` overrides, units, and the resolved `Plan`
+//!   `schema`, `sweep`, `docs`), exit codes, logging, the generated references.
+//! - [`protocol`]: a run of a plan on its engine (embedded, or servers started and stopped
+//!   around it in `servers`), load, the fleet's phases as barriers (`phases`) then its load
+//!   curve (`db_curve`), TPC-C's NOPM hooks and checks after the phases and again later
+//!   (`recheck`), the sweep step after the phases, preflight findings, and how a run ends
+//!   (`Ending`, `RunError`).
+//! - [`report`]: the result.json model, series.csv, sweeps.csv, curves.csv, summary.md,
+//!   report.html (hand-written SVG charts in `svg`), compare (md, html, json), TPC-C figures,
+//!   live console, host facts.
+//! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
+//!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
+//!   that load curves steer; the `Fleet` of every instance's clients.
+//! - [`workload`]: what a virtual client does: `sysbench` OLTP tests and `tpcc` (transactions,
+//!   terminals, load, consistency checks), data generation, distributions.
+//! - [`scenario`]: the scenario file as written, `--set` overrides, and the resolved `Plan`
 //!   (with its `[[sweep]]` and `[[curve]]` entries).
+//! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
+//!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
+//! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
 //!   guard for block devices.
 //! - [`engines`]: one folder per engine (`sqlite`; `mysql` for MariaDB and MySQL, one engine in
@@ -18,23 +37,10 @@
 //!   wait, stop) and `Server` implementation; shared: the `Connector`/`Session` abstraction,
 //!   `Value`, error classes, SQL `Dialect`s, the one `dispatch` on `EngineKind`, and `server`,
 //!   the private-server lifecycle on the target.
-//! - [`workload`]: what a virtual client does: `sysbench` OLTP tests and `tpcc` (transactions,
-//!   terminals, load, consistency checks), data generation, distributions.
-//! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
-//!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
-//!   that load curves steer.
-//! - [`protocol`]: a run of a plan on its engine (embedded, or servers started and stopped
-//!   around it in `servers`), benchmark dispatch, load, phases as barriers,
-//!   the sampler, TPC-C's NOPM probe and checks after the phases and again later (`recheck`),
-//!   the sweep step after the phases, load curves (`curve`, shared with I/O sweeps; `db_curve`
-//!   for databases), preflight findings.
-//! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
-//!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
-//! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
-//! - [`report`]: result.json, series.csv, sweeps.csv, curves.csv, summary.md, report.html
-//!   (with its TPC-C and load-curve sections; hand-written SVG charts in `svg`), compare (md,
-//!   html, json; TPC-C, load-curve and sweep tables; the settings that differ), TPC-C figures,
-//!   live console, host facts.
+//! - Leaves, using no other module: [`curve`] (the sans-IO curve driver and SLO search shared by
+//!   I/O sweeps and database curves, the SNIA steady-state rule, a point's backlog judgement),
+//!   [`config`] (units, key paths, scenario errors, typed setting values), [`rng`] (a virtual
+//!   client's seeded random stream).
 
 pub mod cli;
 pub mod clients;
