@@ -70,6 +70,32 @@ pub fn resolve(
         workload.check_curve(&root.key("curve"))?;
     }
 
+    check_engines_run_workload(&instances, &workload, &root)?;
+    let estimates = estimate(&instances, &workload, &phases);
+    Ok(Plan {
+        name: name.to_string(),
+        scenario_file: source.to_string(),
+        overrides: overrides.to_vec(),
+        time_scale,
+        seed,
+        report_interval_ms,
+        target_path,
+        estimates,
+        instances,
+        workload,
+        phases,
+        sweeps,
+        curve,
+    })
+}
+
+/// Workload options that the instances' engines cannot run: TPC-C as stored procedures, a
+/// shared connection pool on an embedded engine.
+fn check_engines_run_workload(
+    instances: &[PlanInstance],
+    workload: &PlanWorkload,
+    root: &KeyPath,
+) -> Result<(), Invalid> {
     if workload.tpcc().is_some_and(|t| t.procedures)
         && let Some(i) = instances.iter().find(|i| !i.engine.ops().stored_procedures)
     {
@@ -87,6 +113,15 @@ pub fn resolve(
             "SQLite clients each need their own connection (an embedded engine, one thread per client); remove connections",
         ));
     }
+    Ok(())
+}
+
+/// Data on disk, rows, phase time and client memory the plan needs.
+fn estimate(
+    instances: &[PlanInstance],
+    workload: &PlanWorkload,
+    phases: &[PlanPhase],
+) -> Estimates {
     let rows_per_instance = workload.benchmark.loaded_rows();
     let data_bytes_per_instance = instances
         .iter()
@@ -106,27 +141,13 @@ pub fn resolve(
             + u64::from(workload.connections()) * 256 * 1024
             + u64::from(workload.clients) * 8 * 1024);
     let phases_total_ms = phases.iter().map(|p| p.duration_ms).sum();
-    Ok(Plan {
-        name: name.to_string(),
-        scenario_file: source.to_string(),
-        overrides: overrides.to_vec(),
-        time_scale,
-        seed,
-        report_interval_ms,
-        target_path,
-        estimates: Estimates {
-            data_bytes_per_instance,
-            data_bytes_total: data_bytes_per_instance * instances.len() as u64,
-            rows_per_instance,
-            phases_total_ms,
-            client_memory_bytes,
-        },
-        instances,
-        workload,
-        phases,
-        sweeps,
-        curve,
-    })
+    Estimates {
+        data_bytes_per_instance,
+        data_bytes_total: data_bytes_per_instance * instances.len() as u64,
+        rows_per_instance,
+        phases_total_ms,
+        client_memory_bytes,
+    }
 }
 
 fn scale_ms(d: Duration, time_scale: f64) -> u64 {
@@ -421,23 +442,7 @@ fn sysbench_keys(w: &WorkloadSection) -> Vec<&'static str> {
 }
 
 fn resolve_sysbench(w: &WorkloadSection, key: &KeyPath) -> Result<SysbenchOptions, Invalid> {
-    let Some(name) = &w.test else {
-        return Err(Invalid::new(
-            key.key("test"),
-            "is required for benchmark = \"sysbench\" (e.g. test = \"oltp_read_write\")",
-        ));
-    };
-    let test = SysbenchTest::from_name(name).ok_or_else(|| {
-        let names: Vec<_> = SysbenchTest::ALL.iter().map(|t| t.name()).collect();
-        Invalid::new(
-            key.key("test"),
-            format!(
-                "unknown sysbench test {:?}; known: {}",
-                name,
-                names.join(", ")
-            ),
-        )
-    })?;
+    let test = sysbench_test(w, key)?;
     let d = SysbenchOptions::defaults(test);
     let table_size = int_in(
         w.table_size,
@@ -446,29 +451,7 @@ fn resolve_sysbench(w: &WorkloadSection, key: &KeyPath) -> Result<SysbenchOption
         i32::MAX.into(),
         key.key("table_size"),
     )?;
-    let rand_type = match &w.rand_type {
-        None => d.rand_type,
-        Some(name) => RandType::from_name(name).ok_or_else(|| {
-            Invalid::new(
-                key.key("rand_type"),
-                format!("unknown rand_type {name:?}; known: {}", RandType::NAMES),
-            )
-        })?,
-    };
-    let rand_pareto_h = w.rand_pareto_h.unwrap_or(d.rand_pareto_h);
-    if !(rand_pareto_h > 0.0 && rand_pareto_h < 1.0) {
-        return Err(Invalid::new(
-            key.key("rand_pareto_h"),
-            format!("must lie strictly between 0 and 1, got {rand_pareto_h}"),
-        ));
-    }
-    let rand_zipfian_exp = w.rand_zipfian_exp.unwrap_or(d.rand_zipfian_exp);
-    if !(rand_zipfian_exp.is_finite() && rand_zipfian_exp > 0.0) {
-        return Err(Invalid::new(
-            key.key("rand_zipfian_exp"),
-            format!("must be a positive number, got {rand_zipfian_exp}"),
-        ));
-    }
+    let (rand_type, rand_pareto_h, rand_zipfian_exp) = rand_distribution(w, &d, key)?;
     let count = |v: Option<i64>, d: u32, name: &str| int_in(v, d.into(), 0, 10_000, key.key(name));
     let flag = |v: Option<bool>, d: bool| v.unwrap_or(d);
     let sysbench = SysbenchOptions {
@@ -524,6 +507,60 @@ fn resolve_sysbench(w: &WorkloadSection, key: &KeyPath) -> Result<SysbenchOption
         rand_zipfian_exp,
     };
     Ok(sysbench)
+}
+
+/// The sysbench test a workload names (required).
+fn sysbench_test(w: &WorkloadSection, key: &KeyPath) -> Result<SysbenchTest, Invalid> {
+    let Some(name) = &w.test else {
+        return Err(Invalid::new(
+            key.key("test"),
+            "is required for benchmark = \"sysbench\" (e.g. test = \"oltp_read_write\")",
+        ));
+    };
+    let test = SysbenchTest::from_name(name).ok_or_else(|| {
+        let names: Vec<_> = SysbenchTest::ALL.iter().map(|t| t.name()).collect();
+        Invalid::new(
+            key.key("test"),
+            format!(
+                "unknown sysbench test {:?}; known: {}",
+                name,
+                names.join(", ")
+            ),
+        )
+    })?;
+    Ok(test)
+}
+
+/// The distribution of the rows the test touches, with its parameters checked.
+fn rand_distribution(
+    w: &WorkloadSection,
+    d: &SysbenchOptions,
+    key: &KeyPath,
+) -> Result<(RandType, f64, f64), Invalid> {
+    let rand_type = match &w.rand_type {
+        None => d.rand_type,
+        Some(name) => RandType::from_name(name).ok_or_else(|| {
+            Invalid::new(
+                key.key("rand_type"),
+                format!("unknown rand_type {name:?}; known: {}", RandType::NAMES),
+            )
+        })?,
+    };
+    let rand_pareto_h = w.rand_pareto_h.unwrap_or(d.rand_pareto_h);
+    if !(rand_pareto_h > 0.0 && rand_pareto_h < 1.0) {
+        return Err(Invalid::new(
+            key.key("rand_pareto_h"),
+            format!("must lie strictly between 0 and 1, got {rand_pareto_h}"),
+        ));
+    }
+    let rand_zipfian_exp = w.rand_zipfian_exp.unwrap_or(d.rand_zipfian_exp);
+    if !(rand_zipfian_exp.is_finite() && rand_zipfian_exp > 0.0) {
+        return Err(Invalid::new(
+            key.key("rand_zipfian_exp"),
+            format!("must be a positive number, got {rand_zipfian_exp}"),
+        ));
+    }
+    Ok((rand_type, rand_pareto_h, rand_zipfian_exp))
 }
 
 fn resolve_phases(
