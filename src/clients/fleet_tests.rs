@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Pacing;
 use super::fleet::{Fleet, FleetError, FleetSpec, Wake};
-use super::tests::{OneStatement, fake};
+use super::tests::{FakeConnector, OneStatement, fake};
 use crate::engines::ErrorClass;
 
 fn spec(instances: usize, clients: u32) -> FleetSpec {
@@ -24,6 +24,18 @@ fn spec(instances: usize, clients: u32) -> FleetSpec {
     }
 }
 
+/// A fleet of `clients` per connector, connected.
+async fn connected(
+    connectors: &[Arc<FakeConnector>],
+    clients: u32,
+    cancel: &CancellationToken,
+) -> Fleet {
+    let spec = spec(connectors.len(), clients);
+    Fleet::connect(&spec, connectors, Arc::new(OneStatement::new()), 1, cancel)
+        .await
+        .expect("connects")
+}
+
 #[tokio::test(start_paused = true)]
 async fn every_client_connects_before_the_start_and_records_into_its_instance() {
     let connectors = vec![
@@ -31,15 +43,7 @@ async fn every_client_connects_before_the_start_and_records_into_its_instance() 
         Arc::new(fake(0, ErrorClass::Retryable)),
     ];
     let cancel = CancellationToken::new();
-    let mut fleet = Fleet::connect(
-        &spec(2, 3),
-        &connectors,
-        Arc::new(OneStatement::new()),
-        1,
-        &cancel,
-    )
-    .await
-    .expect("connects");
+    let mut fleet = connected(&connectors, 3, &cancel).await;
     assert_eq!(fleet.len(), 6);
     let before = fleet.collect();
     assert!(
@@ -73,15 +77,7 @@ async fn a_fatal_error_wakes_the_borrower_with_the_instance_named() {
         Arc::new(fake(u32::MAX, ErrorClass::Fatal)),
     ];
     let cancel = CancellationToken::new();
-    let mut fleet = Fleet::connect(
-        &spec(2, 1),
-        &connectors,
-        Arc::new(OneStatement::new()),
-        1,
-        &cancel,
-    )
-    .await
-    .expect("connects");
+    let mut fleet = connected(&connectors, 1, &cancel).await;
     let t0 = fleet.start();
     match fleet.wait(t0 + Duration::from_secs(10), &cancel).await {
         Wake::Failed(FleetError::Client(e)) => assert_eq!(e.instance, "fake-2"),
@@ -94,15 +90,7 @@ async fn a_fatal_error_wakes_the_borrower_with_the_instance_named() {
 async fn cancellation_wakes_the_borrower() {
     let connectors = vec![Arc::new(fake(0, ErrorClass::Retryable))];
     let cancel = CancellationToken::new();
-    let mut fleet = Fleet::connect(
-        &spec(1, 2),
-        &connectors,
-        Arc::new(OneStatement::new()),
-        1,
-        &cancel,
-    )
-    .await
-    .expect("connects");
+    let mut fleet = connected(&connectors, 2, &cancel).await;
     let t0 = fleet.start();
     cancel.cancel();
     let wake = fleet.wait(t0 + Duration::from_secs(10), &cancel).await;
