@@ -68,32 +68,7 @@ pub fn render(
     port: u16,
     settings: &PostgresSettings,
 ) -> Result<String, ProvisionError> {
-    let longest_socket = layout.socket(u16::MAX);
-    let socket_len = longest_socket.as_os_str().len();
-    if socket_len > MAX_SOCKET_PATH_BYTES {
-        return Err(ProvisionError::UnusablePath {
-            path: longest_socket,
-            reason: format!(
-                "a unix socket path may be at most {MAX_SOCKET_PATH_BYTES} bytes, this one can \
-                 be {socket_len}; use a shorter target path"
-            ),
-        });
-    }
-    if let Some(key) = settings.extra.keys().find(|key| !is_setting_name(key)) {
-        return Err(ProvisionError::UnusablePath {
-            path: layout.config.clone(),
-            reason: format!(
-                "extra key {key:?} is not a setting name (letters, digits, `_` and `.`)"
-            ),
-        });
-    }
-    if let Some(key) = settings
-        .extra
-        .keys()
-        .find(|k| MANAGED.contains(&k.to_ascii_lowercase().as_str()))
-    {
-        return Err(ProvisionError::ManagedVariable { key: key.clone() });
-    }
+    check_paths_and_extra(layout, settings)?;
     let unusable = |path: &Path, reason: String| ProvisionError::UnusablePath {
         path: path.to_path_buf(),
         reason,
@@ -148,6 +123,41 @@ pub fn render(
         lines.push(format!("{key} = {value}"));
     }
     Ok(lines.join("\n") + "\n")
+}
+
+/// A socket path the kernel can bind, and `extra` keys that are setting names drivebench
+/// does not manage itself.
+fn check_paths_and_extra(
+    layout: &Layout,
+    settings: &PostgresSettings,
+) -> Result<(), ProvisionError> {
+    let longest_socket = layout.socket(u16::MAX);
+    let socket_len = longest_socket.as_os_str().len();
+    if socket_len > MAX_SOCKET_PATH_BYTES {
+        return Err(ProvisionError::UnusablePath {
+            path: longest_socket,
+            reason: format!(
+                "a unix socket path may be at most {MAX_SOCKET_PATH_BYTES} bytes, this one can \
+                 be {socket_len}; use a shorter target path"
+            ),
+        });
+    }
+    if let Some(key) = settings.extra.keys().find(|key| !is_setting_name(key)) {
+        return Err(ProvisionError::UnusablePath {
+            path: layout.config.clone(),
+            reason: format!(
+                "extra key {key:?} is not a setting name (letters, digits, `_` and `.`)"
+            ),
+        });
+    }
+    if let Some(key) = settings
+        .extra
+        .keys()
+        .find(|k| MANAGED.contains(&k.to_ascii_lowercase().as_str()))
+    {
+        return Err(ProvisionError::ManagedVariable { key: key.clone() });
+    }
+    Ok(())
 }
 
 /// A byte count in the largest unit that holds it exactly (the server's units are binary).
