@@ -72,6 +72,42 @@ fn flag(key: &str, v: &str) -> Result<bool, UrlError> {
     }
 }
 
+/// The host (an IPv6 address in brackets, or a name) and the port (default 1433) of `hostport`.
+fn host_and_port(hostport: &str, url: &str) -> Result<(String, u16), UrlError> {
+    let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
+        let (h, after) = v6
+            .split_once(']')
+            .ok_or_else(|| UrlError::UnclosedBracket {
+                hostport: hostport.to_string(),
+            })?;
+        (h.to_string(), after.strip_prefix(':'))
+    } else {
+        match hostport.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p)),
+            None => (hostport.to_string(), None),
+        }
+    };
+    if host.is_empty() {
+        return Err(UrlError::NoHost {
+            url: url.to_string(),
+        });
+    }
+    if host.contains('\\') {
+        return Err(UrlError::NamedInstance);
+    }
+    let port = match port {
+        None | Some("") => DEFAULT_PORT,
+        Some(p) => p
+            .parse::<u16>()
+            .ok()
+            .filter(|p| *p > 0)
+            .ok_or_else(|| UrlError::Port {
+                port: p.to_string(),
+            })?,
+    };
+    Ok((host, port))
+}
+
 impl MssqlUrl {
     pub fn parse(url: &str) -> Result<Self, UrlError> {
         let rest = url
@@ -87,37 +123,7 @@ impl MssqlUrl {
             Some((u, h)) => (u.to_string(), h),
             None => (DEFAULT_USER.to_string(), authority),
         };
-        let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
-            let (h, after) = v6
-                .split_once(']')
-                .ok_or_else(|| UrlError::UnclosedBracket {
-                    hostport: hostport.to_string(),
-                })?;
-            (h.to_string(), after.strip_prefix(':'))
-        } else {
-            match hostport.rsplit_once(':') {
-                Some((h, p)) => (h.to_string(), Some(p)),
-                None => (hostport.to_string(), None),
-            }
-        };
-        if host.is_empty() {
-            return Err(UrlError::NoHost {
-                url: url.to_string(),
-            });
-        }
-        if host.contains('\\') {
-            return Err(UrlError::NamedInstance);
-        }
-        let port = match port {
-            None | Some("") => DEFAULT_PORT,
-            Some(p) => p
-                .parse::<u16>()
-                .ok()
-                .filter(|p| *p > 0)
-                .ok_or_else(|| UrlError::Port {
-                    port: p.to_string(),
-                })?,
-        };
+        let (host, port) = host_and_port(hostport, url)?;
         let database = path.trim_end_matches('/');
         let database = if database.is_empty() {
             DEFAULT_DATABASE.to_string()
@@ -137,11 +143,17 @@ impl MssqlUrl {
             encrypt: Encrypt::Required,
             trust_server_certificate: false,
         };
+        out.apply_query(query)?;
+        Ok(out)
+    }
+
+    /// The query string's parameters: `encrypt` and `trust_server_certificate`.
+    fn apply_query(&mut self, query: &str) -> Result<(), UrlError> {
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             match k {
                 "encrypt" => {
-                    out.encrypt = match v.to_ascii_lowercase().as_str() {
+                    self.encrypt = match v.to_ascii_lowercase().as_str() {
                         "required" | "true" | "yes" | "strict" => Encrypt::Required,
                         "off" | "false" | "no" => Encrypt::LoginOnly,
                         "none" | "not_supported" => Encrypt::None,
@@ -152,13 +164,13 @@ impl MssqlUrl {
                         }
                     }
                 }
-                "trust_server_certificate" => out.trust_server_certificate = flag(k, v)?,
+                "trust_server_certificate" => self.trust_server_certificate = flag(k, v)?,
                 _ => {
                     return Err(UrlError::UnknownParameter { key: k.to_string() });
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The driver configuration for `database` (the URL's, or `master` to create it).
