@@ -157,12 +157,7 @@ pub(crate) async fn run_with<C: Connector>(
                 Ok(w) => Arc::new(w),
                 Err(e) => return Ending::failed(Stage::Setup, e),
             };
-            let mut hooks = tpcc::TpccHooks {
-                probe: tpcc::NewOrderProbe::open(plan, &connectors).await,
-                plan,
-                options: o,
-                count: None,
-            };
+            let mut hooks = tpcc::TpccHooks::open(plan, &connectors, o).await;
             let ending = measure::run_workload(plan, &connectors, workload, &mut hooks, ctx).await;
             drop(hooks);
             if !ending.is_complete() {

@@ -70,10 +70,10 @@ pub async fn run_phases(
         let timing = PhaseTiming {
             seconds: (sampled.last_tick - phase_start).as_secs_f64(),
             start_offset_s: (phase_start - t0).as_secs_f64(),
+            completed: sampled.stop.is_none(),
         };
         let mut stop = sampled.stop;
         let mut closed = close_phase(plan, phase, kinds, &sampled.totals, sampled.series, timing);
-        closed.completed = stop.is_none();
         hooks.phase_closed(phase, &mut closed).await;
         ctx.report.phases.push(closed);
         phase_start = sampled.last_tick;
@@ -174,10 +174,12 @@ fn record_interval(
     ));
 }
 
-/// When a phase ran: its measured seconds and its start after the first phase's.
+/// When a phase ran: its measured seconds, its start after the first phase's, and whether it
+/// ran to its planned end.
 struct PhaseTiming {
     seconds: f64,
     start_offset_s: f64,
+    completed: bool,
 }
 
 fn close_phase(
@@ -203,7 +205,7 @@ fn close_phase(
     PhaseReport {
         name: phase.name.clone(),
         recorded: phase.record,
-        completed: true,
+        completed: timing.completed,
         planned_duration_s: phase.duration_ms as f64 / 1000.0,
         start_offset_s: timing.start_offset_s,
         clients: plan.workload.clients,

@@ -16,6 +16,7 @@ use crate::config::units::format_duration;
 use crate::io::fill::{FillProgress, FillResult, FillSpec, fill};
 use crate::io::sweep::{PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep};
 use crate::io::{DirectTarget, IoError, Region, TargetSpec, open_target};
+use crate::report::OutputError;
 use crate::report::live::Console;
 use crate::report::sweeps::SweepReport;
 use crate::scenario::Plan;
@@ -159,7 +160,7 @@ struct Live<'a> {
     fill_line: Instant,
     bar: Option<indicatif::ProgressBar>,
     /// The first result.json write that failed.
-    failed: Option<String>,
+    failed: Option<OutputError>,
 }
 
 impl<'a> Live<'a> {
@@ -278,7 +279,7 @@ impl<'a> Live<'a> {
         (r.target, r.device) = (Some(self.path.clone()), self.identity.clone());
         replace_last(&mut ctx.report.sweeps, r);
         if let Err(e) = ctx.dir.write_result(ctx.report) {
-            self.failed.get_or_insert(e.to_string());
+            self.failed.get_or_insert(e);
         }
     }
 }

@@ -60,11 +60,23 @@ impl<C: Connector> NewOrderProbe<C> {
 /// TPC-C's phase hooks: Σ D_NEXT_O_ID read before the clock starts and at every phase's end
 /// (the schema's count of New-Orders), and each recorded phase's TPC-C figures from it.
 pub struct TpccHooks<'a, C: Connector> {
-    pub probe: NewOrderProbe<C>,
-    pub plan: &'a Plan,
-    pub options: &'a TpccOptions,
+    probe: NewOrderProbe<C>,
+    plan: &'a Plan,
+    options: &'a TpccOptions,
     /// The count at the last boundary (None: unknown).
-    pub count: Option<u64>,
+    count: Option<u64>,
+}
+
+impl<'a, C: Connector> TpccHooks<'a, C> {
+    /// Open the probe's sessions on every instance.
+    pub async fn open(plan: &'a Plan, connectors: &[Arc<C>], options: &'a TpccOptions) -> Self {
+        TpccHooks {
+            probe: NewOrderProbe::open(plan, connectors).await,
+            plan,
+            options,
+            count: None,
+        }
+    }
 }
 
 impl<C: Connector> PhaseHooks for TpccHooks<'_, C> {
