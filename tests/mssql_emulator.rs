@@ -265,7 +265,16 @@ async fn tds_emulator_not_sql_server_sysbench_schema_load_and_every_statement() 
         1.0,
     )
     .unwrap();
-    let w = Sysbench::new(plan.workload.sysbench().unwrap().clone(), Dialect::Mssql);
+    let w = Sysbench::new(
+        plan.database
+            .as_ref()
+            .unwrap()
+            .workload
+            .sysbench()
+            .unwrap()
+            .clone(),
+        Dialect::Mssql,
+    );
     let mut client = w.setup(&mut s).await.unwrap();
     let mut rng = Rng::for_client(3, 0, 0);
     let mut term = w.terminal(0, &mut rng);

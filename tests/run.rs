@@ -35,7 +35,7 @@ fn quickstart_at_a_tenth_of_its_length_writes_a_complete_run_directory() {
     let result = read_json(&out_dir.join("result.json"));
     validate("schemas/json/result.schema.json", &result);
     assert_eq!(result["complete"], true);
-    assert_eq!(result["schema_version"], 1);
+    assert_eq!(result["schema_version"], 2);
     assert_eq!(result["plan"]["time_scale"], 0.1);
     assert!(result["environment"]["target"]["filesystem"].is_string());
     let phases = result["phases"].as_array().unwrap();

@@ -89,17 +89,49 @@ fn overrides_use_dotted_keys_and_the_same_validation() {
         (&["workload.bogus=1"], Err("workload.bogus: unknown key")),
         (&["workload.clients"], Err("expected KEY=VALUE")),
         (&["phase[5].duration=1s"], Err("index 5 is out of range")),
+        (
+            &["workload=3"],
+            Err("workload: invalid type: integer `3`, expected a table"),
+        ),
+        (
+            &["phase=3"],
+            Err("phase: invalid type: integer `3`, expected a list"),
+        ),
+        (
+            &["instance.config.cache_size=1GiB"],
+            Err(
+                "instance is a list of 1; address one entry by its position, e.g. instance.0.config.cache_size",
+            ),
+        ),
+        (
+            &["phase.nosuch.duration=1s"],
+            Err(
+                "phase is a list of 2; address one entry by its position or its name (precondition, sample), e.g. phase.0.duration",
+            ),
+        ),
     ];
     for (sets, expected) in cases {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         match (scenario::load(&q, &sets, 1.0), expected) {
-            (Ok(plan), Ok(clients)) => assert_eq!(plan.workload.clients, *clients),
+            (Ok(plan), Ok(clients)) => {
+                assert_eq!(plan.database.as_ref().unwrap().workload.clients, *clients)
+            }
             (Err(e), Err(msg)) => assert!(e.to_string().contains(msg), "{sets:?}: {e}"),
             (got, want) => panic!("{sets:?}: got {got:?}, want {want:?}"),
         }
     }
     let plan = scenario::load(&q, &["phase.1.duration=1m".into()], 1.0).unwrap();
-    assert_eq!(plan.phases[1].duration_ms, 60_000);
+    assert_eq!(
+        plan.database.as_ref().unwrap().phases[1].duration_ms,
+        60_000
+    );
+    let name = plan.database.as_ref().unwrap().phases[0].name.clone();
+    let by_name = format!("phase.{name}.duration=2m");
+    let plan = scenario::load(&q, &[by_name], 1.0).unwrap();
+    assert_eq!(
+        plan.database.as_ref().unwrap().phases[0].duration_ms,
+        120_000
+    );
 }
 
 #[test]
@@ -107,17 +139,28 @@ fn time_scale_scales_durations_not_counts() {
     let q = root().join("scenarios/quickstart.toml");
     let plan = scenario::load(&q, &[], 0.1).unwrap();
     assert_eq!(
-        plan.phases
+        plan.database
+            .as_ref()
+            .unwrap()
+            .phases
             .iter()
             .map(|p| p.duration_ms)
             .collect::<Vec<_>>(),
         [1500, 3000]
     );
-    assert_eq!(plan.phases[1].start_offset_ms, 1500);
+    assert_eq!(
+        plan.database.as_ref().unwrap().phases[1].start_offset_ms,
+        1500
+    );
     assert_eq!(
         (
-            plan.workload.clients,
-            plan.workload.sysbench().map(|o| o.tables)
+            plan.database.as_ref().unwrap().workload.clients,
+            plan.database
+                .as_ref()
+                .unwrap()
+                .workload
+                .sysbench()
+                .map(|o| o.tables)
         ),
         (8, Some(4))
     );

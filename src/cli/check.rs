@@ -51,7 +51,7 @@ pub async fn check(args: Args) -> Result<i32, CliError> {
     let checked: Vec<&str> = checks.iter().map(|c| c.instance.as_str()).collect();
     r.checks.retain(|c| !checked.contains(&c.instance.as_str()));
     r.checks.extend(checks);
-    let order = |name: &str| r.plan.instances.iter().position(|i| i.name == name);
+    let order = |name: &str| r.plan.instances().iter().position(|i| i.name == name);
     let mut all = std::mem::take(&mut r.checks);
     all.sort_by_key(|c| order(&c.instance));
     r.checks = all;

@@ -13,13 +13,14 @@ pub type Args = RunArgs;
 
 pub async fn curve(args: Args) -> Result<i32, CliError> {
     let mut plan = args.scenario.resolve()?;
-    if plan.curve.is_none() {
-        plan.workload
+    let (file, scale) = (plan.scenario_file.clone(), plan.time_scale);
+    if let Some(db) = &mut plan.database
+        && db.curve.is_none()
+    {
+        db.workload
             .check_curve(&KeyPath::root().key("workload").key("pacing"))
-            .map_err(|e| {
-                CliError::Invalid(format!("{}: {}: {}", plan.scenario_file, e.key, e.message))
-            })?;
-        plan.curve = Some(PlanCurve::default_for(plan.time_scale));
+            .map_err(|e| CliError::Invalid(format!("{file}: {}: {}", e.key, e.message)))?;
+        db.curve = Some(PlanCurve::default_for(scale));
     }
     run_plan(plan, &args).await
 }

@@ -10,7 +10,7 @@ use crate::config::units::format_bytes;
 use crate::config::units::{format_count, format_duration};
 use crate::protocol::preflight;
 use crate::scenario::Plan;
-use crate::scenario::plan::TpccPacing;
+use crate::scenario::plan::{DatabaseRun, Estimates, PlanWorkload, TpccPacing};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,10 +30,12 @@ pub async fn plan(args: Args) -> Result<i32, CliError> {
         return Ok(EXIT_OK);
     }
     let mut findings = preflight::check(&plan);
-    findings.extend(preflight::external_findings(&plan).await);
+    if let Some(db) = &plan.database {
+        findings.extend(preflight::external_findings(db).await);
+    }
     print!("{}", render(&plan, &findings));
     // The plan is valid, but this host cannot run it: exit 2, as `run` would.
-    if let Some(missing) = preflight::missing_server(&plan) {
+    if let Some(missing) = plan.database.as_ref().and_then(preflight::missing_server) {
         return Err(CliError::Invalid(missing));
     }
     Ok(EXIT_OK)
@@ -46,12 +48,17 @@ fn dur(ms: u64) -> String {
 pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
     let mut s = String::new();
     header(&mut s, plan);
-    workload(&mut s, plan);
+    if let Some(db) = &plan.database {
+        workload(&mut s, &db.workload);
+    }
     if plan.time_scale != 1.0 {
         let _ = writeln!(s, "scale     every duration x {}", plan.time_scale);
     }
-    timeline(&mut s, plan);
-    sizes_and_sweeps(&mut s, plan);
+    if let Some(db) = &plan.database {
+        timeline(&mut s, plan.report_interval_ms, db);
+        sizes(&mut s, &db.estimates);
+    }
+    sweeps(&mut s, plan);
     let _ = writeln!(s, "\npreflight");
     for f in findings {
         let _ = writeln!(s, "  {:<8} {}", f.level.as_str(), f.message);
@@ -66,7 +73,7 @@ fn header(s: &mut String, plan: &Plan) {
         let _ = writeln!(s, "override  {o}");
     }
     let engines: Vec<String> = plan
-        .instances
+        .instances()
         .iter()
         .map(|i| format!("{} ({:?})", i.name, i.provision).to_lowercase())
         .collect();
@@ -76,8 +83,7 @@ fn header(s: &mut String, plan: &Plan) {
 
 /// The workload line (sysbench or TPC-C-like), TPC-C's departures from the spec, and the
 /// connection pool when the clients share one.
-fn workload(s: &mut String, plan: &Plan) {
-    let w = &plan.workload;
+fn workload(s: &mut String, w: &PlanWorkload) {
     let pacing = match w.rate {
         Some(r) => format!("open model, {r} tx/s per instance (Poisson arrivals)"),
         None => "closed loop".to_string(),
@@ -129,12 +135,8 @@ fn workload(s: &mut String, plan: &Plan) {
 }
 
 /// The phases with their start offsets and durations, then the curve's steps when there is one.
-fn timeline(s: &mut String, plan: &Plan) {
-    let _ = writeln!(
-        s,
-        "\ntimeline (report every {})",
-        dur(plan.report_interval_ms)
-    );
+fn timeline(s: &mut String, report_interval_ms: u64, plan: &DatabaseRun) {
+    let _ = writeln!(s, "\ntimeline (report every {})", dur(report_interval_ms));
     let _ = writeln!(s, "  {:>10}  {:<16} {:>10}", "start", "phase", "duration");
     let _ = writeln!(
         s,
@@ -168,9 +170,8 @@ fn timeline(s: &mut String, plan: &Plan) {
     );
 }
 
-/// The data and client memory estimates, then each sweep as it will run.
-fn sizes_and_sweeps(s: &mut String, plan: &Plan) {
-    let e = &plan.estimates;
+/// The data and client memory estimates.
+fn sizes(s: &mut String, e: &Estimates) {
     let _ = writeln!(
         s,
         "\ndata      {} rows per instance, about {} per instance, {} in total (estimate)",
@@ -183,6 +184,10 @@ fn sizes_and_sweeps(s: &mut String, plan: &Plan) {
         "memory    about {} on the client side",
         format_bytes(e.client_memory_bytes)
     );
+}
+
+/// Each sweep as it will run.
+fn sweeps(s: &mut String, plan: &Plan) {
     for (i, sweep) in plan.sweeps.iter().enumerate() {
         let _ = writeln!(s, "\nsweep[{i}] (after the phases)");
         for line in sweep.describe(&plan.target_path) {

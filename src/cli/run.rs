@@ -41,7 +41,7 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
 
 /// Run a resolved plan (`run`, and `curve` with its curve filled in).
 pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
-    for inst in &plan.instances {
+    for inst in plan.instances() {
         crate::protocol::servers::password(inst).map_err(|e| CliError::Invalid(e.to_string()))?;
     }
     let findings = preflight::check(&plan);
@@ -51,8 +51,10 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
             f.message.replace("; `run` would refuse", "")
         )));
     }
-    preflight::raise_open_files(&plan);
-    protocol::sweeps::check_devices(&plan).map_err(CliError::Invalid)?;
+    if let Some(db) = &plan.database {
+        preflight::raise_open_files(db);
+    }
+    protocol::sweeps::check_devices(&plan).map_err(|e| CliError::Invalid(e.to_string()))?;
     let needed = preflight::needed_bytes(&plan) + protocol::sweeps::needed_bytes(&plan);
     let target_info = crate::target::prepare(Path::new(&plan.target_path), needed)
         .map_err(|e| CliError::Invalid(e.to_string()))?;

@@ -17,7 +17,7 @@ use crate::protocol::{self, Ending};
 use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport};
 use crate::report::{self, RunDir};
-use crate::scenario::plan::{Estimates, Plan, PlanWorkload};
+use crate::scenario::plan::Plan;
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, resolve};
 use crate::target::{DeviceIdentity, TargetInfo};
 
@@ -242,19 +242,8 @@ fn sweep_only_plan(sweep: PlanSweep, target: &Path) -> Plan {
         seed: 1,
         report_interval_ms: 1000,
         target_path: target.display().to_string(),
-        instances: Vec::new(),
-        // Not run: a sweep-only run has no database workload.
-        workload: PlanWorkload::sweep_only(),
-        phases: Vec::new(),
-        estimates: Estimates {
-            data_bytes_per_instance: 0,
-            data_bytes_total: 0,
-            rows_per_instance: 0,
-            phases_total_ms: 0,
-            client_memory_bytes: 0,
-        },
+        database: None,
         sweeps: vec![sweep],
-        curve: None,
     }
 }
 

@@ -10,6 +10,21 @@ pub enum Seg {
     Index(usize),
 }
 
+/// Why a dotted key (`--set KEY=…`) was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyPathError {
+    #[error("empty key")]
+    Empty,
+    #[error("empty key segment in {0:?}")]
+    EmptySegment(String),
+    #[error("unclosed '[' in {0:?}")]
+    Unclosed(String),
+    #[error("invalid index in {0:?}")]
+    Index(String),
+    #[error("unexpected {rest:?} in key {text:?}")]
+    Unexpected { rest: String, text: String },
+}
+
 /// A dotted key path such as `workload.clients` or `phase[1].duration`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KeyPath(pub Vec<Seg>);
@@ -30,7 +45,7 @@ impl KeyPath {
     }
     /// Parse the dotted form used by `--set`: `workload.clients`, `phase.1.duration` or
     /// `phase[1].duration`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, KeyPathError> {
         let mut segs = Vec::new();
         for part in text.split('.') {
             let (name, mut rest) = match part.find('[') {
@@ -38,7 +53,7 @@ impl KeyPath {
                 None => (part, ""),
             };
             if name.is_empty() && rest.is_empty() {
-                return Err(format!("empty key segment in {text:?}"));
+                return Err(KeyPathError::EmptySegment(text.into()));
             }
             if !name.is_empty() {
                 match name.parse::<usize>() {
@@ -49,19 +64,22 @@ impl KeyPath {
             while let Some(stripped) = rest.strip_prefix('[') {
                 let close = stripped
                     .find(']')
-                    .ok_or_else(|| format!("unclosed '[' in {text:?}"))?;
+                    .ok_or_else(|| KeyPathError::Unclosed(text.into()))?;
                 let i = stripped[..close]
                     .parse::<usize>()
-                    .map_err(|_| format!("invalid index in {text:?}"))?;
+                    .map_err(|_| KeyPathError::Index(text.into()))?;
                 segs.push(Seg::Index(i));
                 rest = &stripped[close + 1..];
             }
             if !rest.is_empty() {
-                return Err(format!("unexpected {rest:?} in key {text:?}"));
+                return Err(KeyPathError::Unexpected {
+                    rest: rest.into(),
+                    text: text.into(),
+                });
             }
         }
         if segs.is_empty() {
-            return Err("empty key".into());
+            return Err(KeyPathError::Empty);
         }
         Ok(KeyPath(segs))
     }
@@ -133,10 +151,10 @@ pub struct Invalid {
 }
 
 impl Invalid {
-    pub fn new(key: KeyPath, message: impl Into<String>) -> Self {
+    pub fn new(key: KeyPath, message: impl std::fmt::Display) -> Self {
         Invalid {
             key,
-            message: message.into(),
+            message: message.to_string(),
         }
     }
 }

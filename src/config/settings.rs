@@ -147,6 +147,9 @@ impl JsonSchema for RawValue {
     }
 }
 
+/// Settings as a server's configuration takes them: name, then the value's text.
+pub type ServerSettings = BTreeMap<String, String>;
+
 /// Raw settings (`extra`, at `key`) as the server's configuration takes them, booleans written
 /// as `on_off`. A name other than ASCII letters, digits, `_` and `punct` is refused: the error
 /// is its key.
@@ -155,7 +158,7 @@ pub fn raw_settings(
     key: &KeyPath,
     punct: char,
     (on, off): (&str, &str),
-) -> Result<BTreeMap<String, String>, KeyPath> {
+) -> Result<ServerSettings, KeyPath> {
     let mut out = BTreeMap::new();
     for (name, value) in extra {
         if !name
@@ -263,8 +266,14 @@ pub fn friendly(message: &str) -> String {
         let (value, expected) = rest.split_once("`, expected ").unwrap_or((rest, ""));
         return format!("unknown value {value:?}; expected {expected}");
     }
+    let message = match message.split_once("expected struct ") {
+        // A table where a number or string was given: serde names the Rust type.
+        Some((head, _)) => format!("{head}expected a table"),
+        None => message.to_string(),
+    };
     message
         .replace("expected i64", "expected an integer")
+        .replace("expected a sequence", "expected a list")
         .replace("expected f64", "expected a number")
         .replace("expected u64", "expected an integer of at least 0")
         .replace("expected a boolean", "expected true or false")

@@ -4,12 +4,41 @@
 
 use std::time::Duration;
 
+/// Why a duration, size or percentage was not understood; each says what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum UnitError {
+    #[error("empty duration; expected e.g. \"30s\", \"2h\" or \"1h30m\"")]
+    EmptyDuration,
+    #[error(
+        "invalid duration {0:?}; expected a number followed by a unit (ms, s, m, h, d), e.g. \"90s\" or \"1h30m\""
+    )]
+    Duration(String),
+    #[error("invalid number in {what} {text:?}")]
+    Number { what: &'static str, text: String },
+    #[error("duration {text:?} has no unit; write e.g. \"{number}s\"")]
+    NoUnit { text: String, number: f64 },
+    #[error("unknown unit {unit:?} in duration {text:?}; use ms, s, m, h or d")]
+    DurationUnit { unit: String, text: String },
+    #[error("duration {0:?} is too long")]
+    TooLong(String),
+    #[error("invalid size {0:?}; expected a number with an optional unit, e.g. \"24GiB\"")]
+    Size(String),
+    #[error("unknown unit {unit:?} in size {text:?}; use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB")]
+    SizeUnit { unit: String, text: String },
+    #[error("size {0:?} is too large")]
+    TooLarge(String),
+    #[error("invalid percentage {0:?}; expected e.g. \"25%\"")]
+    Percent(String),
+    #[error("percentage {0:?} must be above 0% and at most 100%")]
+    PercentRange(String),
+}
+
 /// Parse a duration such as `"90s"`, `"2h"`, `"1h30m"`, `"250ms"` or `"1.5s"`.
 /// A bare number is refused: a duration always carries its unit.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
     let s = text.trim();
     if s.is_empty() {
-        return Err("empty duration; expected e.g. \"30s\", \"2h\" or \"1h30m\"".into());
+        return Err(UnitError::EmptyDuration);
     }
     let mut total_ns: f64 = 0.0;
     let mut rest = s;
@@ -18,13 +47,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(rest.len());
         if num_len == 0 {
-            return Err(format!(
-                "invalid duration {text:?}; expected a number followed by a unit (ms, s, m, h, d), e.g. \"90s\" or \"1h30m\""
-            ));
+            return Err(UnitError::Duration(text.into()));
         }
-        let number: f64 = rest[..num_len]
-            .parse()
-            .map_err(|_| format!("invalid number in duration {text:?}"))?;
+        let number: f64 = rest[..num_len].parse().map_err(|_| UnitError::Number {
+            what: "duration",
+            text: text.into(),
+        })?;
         rest = &rest[num_len..];
         let unit_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')
@@ -40,20 +68,22 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             "h" => 3600e9,
             "d" => 86400e9,
             "" => {
-                return Err(format!(
-                    "duration {text:?} has no unit; write e.g. \"{number}s\""
-                ));
+                return Err(UnitError::NoUnit {
+                    text: text.into(),
+                    number,
+                });
             }
             other => {
-                return Err(format!(
-                    "unknown unit {other:?} in duration {text:?}; use ms, s, m, h or d"
-                ));
+                return Err(UnitError::DurationUnit {
+                    unit: other.into(),
+                    text: text.into(),
+                });
             }
         };
         total_ns += number * unit_ns;
     }
     if !total_ns.is_finite() || total_ns > 1e18 {
-        return Err(format!("duration {text:?} is too long"));
+        return Err(UnitError::TooLong(text.into()));
     }
     Ok(Duration::from_nanos(total_ns.round() as u64))
 }
@@ -104,19 +134,18 @@ pub fn format_count(n: u64) -> String {
 
 /// Parse a size such as `"24GiB"`, `"512MB"`, `"4k"` or `"1048576"` into bytes.
 /// Binary (KiB, MiB, GiB, TiB) and decimal (KB, MB, GB, TB) units; K/M/G/T alone are binary.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     let s = text.trim();
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
     if split == 0 {
-        return Err(format!(
-            "invalid size {text:?}; expected a number with an optional unit, e.g. \"24GiB\""
-        ));
+        return Err(UnitError::Size(text.into()));
     }
-    let number: f64 = s[..split]
-        .parse()
-        .map_err(|_| format!("invalid number in size {text:?}"))?;
+    let number: f64 = s[..split].parse().map_err(|_| UnitError::Number {
+        what: "size",
+        text: text.into(),
+    })?;
     let unit = s[split..].trim();
     let mult: f64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
@@ -129,34 +158,31 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "gb" => 1e9,
         "tb" => 1e12,
         other => {
-            return Err(format!(
-                "unknown unit {other:?} in size {text:?}; use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB"
-            ));
+            return Err(UnitError::SizeUnit {
+                unit: other.into(),
+                text: text.into(),
+            });
         }
     };
     let bytes = number * mult;
     if !bytes.is_finite() || bytes > u64::MAX as f64 {
-        return Err(format!("size {text:?} is too large"));
+        return Err(UnitError::TooLarge(text.into()));
     }
     Ok(bytes.round() as u64)
 }
 
 /// Parse a percentage such as `"25%"` into a fraction (0.25). Must lie in (0, 100].
-pub fn parse_percent(text: &str) -> Result<f64, String> {
+pub fn parse_percent(text: &str) -> Result<f64, UnitError> {
     let s = text.trim();
     let Some(num) = s.strip_suffix('%') else {
-        return Err(format!(
-            "invalid percentage {text:?}; expected e.g. \"25%\""
-        ));
+        return Err(UnitError::Percent(text.into()));
     };
     let v: f64 = num
         .trim()
         .parse()
-        .map_err(|_| format!("invalid percentage {text:?}; expected e.g. \"25%\""))?;
+        .map_err(|_| UnitError::Percent(text.into()))?;
     if !(v > 0.0 && v <= 100.0) {
-        return Err(format!(
-            "percentage {text:?} must be above 0% and at most 100%"
-        ));
+        return Err(UnitError::PercentRange(text.into()));
     }
     Ok(v / 100.0)
 }
@@ -212,7 +238,12 @@ mod tests {
         for bad in ["", "10", "ten seconds", "5parsecs", "s", "1h30"] {
             assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
         }
-        assert!(parse_duration("10").unwrap_err().contains("no unit"));
+        assert!(
+            parse_duration("10")
+                .unwrap_err()
+                .to_string()
+                .contains("no unit")
+        );
     }
 
     #[test]

@@ -24,12 +24,12 @@ use crate::report::curves::{
 };
 use crate::report::live::Console;
 use crate::report::result::RunReport;
-use crate::scenario::Plan;
 use crate::scenario::curve::PlanCurve;
+use crate::scenario::plan::DbPlan;
 
 /// The running clients a curve steers, and where it writes.
 pub(super) struct CurveRun<'a> {
-    pub plan: &'a Plan,
+    pub plan: DbPlan<'a>,
     pub curve: &'a PlanCurve,
     pub fleet: &'a mut Fleet,
     pub kinds: &'static [&'static str],
@@ -50,7 +50,7 @@ impl CurveRun<'_> {
         let c = self.curve;
         self.console.line(&format!(
             "curve: max run, closed loop with {} clients per instance",
-            self.plan.workload.clients
+            self.plan.db.workload.clients
         ));
         for ctl in self.fleet.controls() {
             ctl.set_closed();
@@ -142,7 +142,7 @@ impl CurveRun<'_> {
         self.fleet.collect();
         let start = Instant::now();
         let mut quarters: Vec<Vec<Recorded>> =
-            self.plan.instances.iter().map(|_| Vec::new()).collect();
+            self.plan.db.instances.iter().map(|_| Vec::new()).collect();
         for q in 1..=4u32 {
             self.wait_until(start + Duration::from_millis(ms) * q / 4)
                 .await?;
@@ -180,7 +180,7 @@ impl CurveRun<'_> {
                 a.merge(r);
             }
             per_instance.push(InstancePoint {
-                instance: self.plan.instances[i].name.clone(),
+                instance: self.plan.db.instances[i].name.clone(),
                 figures: figures(q, self.kinds, m.seconds, targets.get(i).copied()),
             });
         }

@@ -9,19 +9,21 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::RunCtx;
-use crate::engines::Connector;
-use crate::scenario::Plan;
+use crate::engines::statements::NoStatements;
+use crate::engines::{Connector, EngineError};
 use crate::scenario::plan::{Benchmark, PrepareMode};
+use crate::scenario::plan::{DatabaseRun, DbPlan};
 use crate::workload::sysbench::Sysbench;
 use crate::workload::sysbench::load::{self as sysbench_load, LoadError, LoadReport};
 use crate::workload::tpcc::load::{self as tpcc_load, TpccLoadError};
+use crate::workload::tpcc::procs::TpccSqlError;
 use crate::workload::tpcc::schema as tpcc_schema;
 use crate::workload::tpcc::workload::{Tpcc, load_params, timestamp_now};
 
 /// Statements each client connection prepares (sizes the servers' statement limits).
-pub fn statements_per_client(plan: &Plan) -> usize {
-    let dialect = plan.instances.first().map(|i| i.engine.dialect());
-    match (&plan.workload.benchmark, dialect) {
+pub fn statements_per_client(db: &DatabaseRun) -> usize {
+    let dialect = db.instances.first().map(|i| i.engine.dialect());
+    match (&db.workload.benchmark, dialect) {
         (Benchmark::Sysbench { sysbench: o }, Some(dialect)) => {
             Sysbench::new(o.clone(), dialect).statements_per_client()
         }
@@ -34,15 +36,21 @@ pub fn statements_per_client(plan: &Plan) -> usize {
 pub enum LoadFailure {
     #[error("load interrupted")]
     Interrupted,
-    #[error("{0}")]
-    Failed(String),
+    #[error(transparent)]
+    Sysbench(LoadError),
+    #[error(transparent)]
+    Tpcc(TpccLoadError),
+    #[error(transparent)]
+    Sql(#[from] TpccSqlError),
+    #[error("create the TPC-C procedures: {0}")]
+    Procedures(#[source] EngineError),
 }
 
 impl From<LoadError> for LoadFailure {
     fn from(e: LoadError) -> Self {
         match e {
             LoadError::Interrupted => LoadFailure::Interrupted,
-            e => LoadFailure::Failed(e.to_string()),
+            e => LoadFailure::Sysbench(e),
         }
     }
 }
@@ -51,22 +59,28 @@ impl From<TpccLoadError> for LoadFailure {
     fn from(e: TpccLoadError) -> Self {
         match e {
             TpccLoadError::Interrupted => LoadFailure::Interrupted,
-            e => LoadFailure::Failed(e.to_string()),
+            e => LoadFailure::Tpcc(e),
         }
+    }
+}
+
+impl From<NoStatements> for LoadFailure {
+    fn from(e: NoStatements) -> Self {
+        LoadFailure::Sql(e.into())
     }
 }
 
 /// Load (or reuse) the data of instance `index` through `connector`.
 pub async fn load_instance<C: Connector>(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     connector: Arc<C>,
     index: usize,
     mode: PrepareMode,
     rows_done: Arc<AtomicU64>,
     cancel: CancellationToken,
 ) -> Result<LoadReport, LoadFailure> {
-    let dialect = plan.instances[index].engine.dialect();
-    let o = match &plan.workload.benchmark {
+    let dialect = plan.db.instances[index].engine.dialect();
+    let o = match &plan.db.workload.benchmark {
         Benchmark::Tpcc { tpcc } => tpcc,
         Benchmark::Sysbench { sysbench: o } => {
             return Ok(sysbench_load::prepare(sysbench_load::LoadJob {
@@ -74,7 +88,7 @@ pub async fn load_instance<C: Connector>(
                 statements: Arc::new(crate::workload::sysbench::statements(dialect)),
                 opts: o.clone(),
                 mode,
-                seed: plan.seed,
+                seed: plan.seed(),
                 instance: index as u64,
                 rows_done,
                 cancel,
@@ -84,17 +98,13 @@ pub async fn load_instance<C: Connector>(
     };
     let report = tpcc_load::load(tpcc_load::TpccLoadJob {
         connector: connector.clone(),
-        name: plan.instances[index].name.clone(),
+        name: plan.db.instances[index].name.clone(),
         reload: mode == PrepareMode::Always,
         never_load: mode == PrepareMode::Never,
-        schema: Arc::new(
-            tpcc_schema::schema(dialect).map_err(|e| LoadFailure::Failed(e.to_string()))?,
-        ),
-        statements: Arc::new(
-            tpcc_schema::statements(dialect).map_err(|e| LoadFailure::Failed(e.to_string()))?,
-        ),
+        schema: Arc::new(tpcc_schema::schema(dialect)?),
+        statements: Arc::new(tpcc_schema::statements(dialect)?),
         warehouses: o.warehouses,
-        params: Arc::new(load_params(plan.seed, timestamp_now())),
+        params: Arc::new(load_params(plan.seed(), timestamp_now())),
         instance: index as u64,
         rows_done,
         cancel,
@@ -102,31 +112,28 @@ pub async fn load_instance<C: Connector>(
     .await?;
     if o.procedures {
         // Loaded now or reused: the procedures are (re)created either way.
-        let st = crate::workload::tpcc::procs::procedures(dialect).map_err(LoadFailure::Failed)?;
-        let mut s = connector
-            .connect()
-            .await
-            .map_err(|e| LoadFailure::Failed(format!("create the TPC-C procedures: {e}")))?;
+        let st = crate::workload::tpcc::procs::procedures(dialect)?;
+        let mut s = connector.connect().await.map_err(LoadFailure::Procedures)?;
         crate::workload::tpcc::procs::install(&mut s, &st)
             .await
-            .map_err(|e| LoadFailure::Failed(format!("create the TPC-C procedures: {e}")))?;
+            .map_err(LoadFailure::Procedures)?;
     }
     Ok(report)
 }
 
 /// Load every instance in parallel, reporting progress and each instance's load.
 pub(super) async fn load_all<C: Connector>(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     connectors: &[Arc<C>],
     ctx: &mut RunCtx<'_>,
 ) -> Result<(), LoadFailure> {
     let rows_done = Arc::new(AtomicU64::new(0));
-    let total = plan.estimates.rows_per_instance * connectors.len() as u64;
+    let total = plan.db.estimates.rows_per_instance * connectors.len() as u64;
     ctx.console.line(&format!(
         "load: {} instance(s), {} (prepare = {})",
         connectors.len(),
-        plan.workload.describe(),
-        plan.workload.prepare.name()
+        plan.db.workload.describe(),
+        plan.db.workload.prepare.name()
     ));
     let bar = ctx.console.load_bar(total);
     let tasks: Vec<_> = connectors
@@ -137,7 +144,7 @@ pub(super) async fn load_all<C: Connector>(
                 plan,
                 c.clone(),
                 i,
-                plan.workload.prepare,
+                plan.db.workload.prepare,
                 rows_done.clone(),
                 ctx.cancel.clone(),
             )
@@ -161,7 +168,7 @@ pub(super) async fn load_all<C: Connector>(
     }
     for (i, r) in results.into_iter().enumerate() {
         let r = r?;
-        let name = &plan.instances[i].name;
+        let name = &plan.db.instances[i].name;
         if r.reused {
             ctx.console
                 .line(&format!("load {name}: reused existing data"));

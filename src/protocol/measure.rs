@@ -10,27 +10,31 @@ use super::{Ending, RunCtx, Stage};
 use crate::clients::Pacing;
 use crate::clients::fleet::{Fleet, FleetError, FleetSpec};
 use crate::engines::Connector;
-use crate::scenario::Plan;
+use crate::scenario::plan::DbPlan;
 use crate::workload::Workload;
 
 /// Connect the fleet, run the phases (with `hooks`), then the plan's curve if any.
 pub async fn run_workload<C: Connector, W: Workload>(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     connectors: &[Arc<C>],
     workload: Arc<W>,
     hooks: &mut impl PhaseHooks,
     ctx: &mut RunCtx<'_>,
 ) -> Ending {
     let kinds = workload.kinds();
-    let clients = plan.workload.clients;
+    let clients = plan.db.workload.clients;
     let spec = FleetSpec {
-        instances: plan.instances.iter().map(|i| i.name.clone()).collect(),
+        instances: plan.db.instances.iter().map(|i| i.name.clone()).collect(),
         clients,
-        pooled_connections: plan.workload.pooled().then(|| plan.workload.connections()),
-        seed: plan.seed,
-        pacing: Pacing::for_workload(&*workload, plan.workload.rate, clients),
-        max_attempts: plan.workload.max_attempts,
-        rate_controlled: plan.curve.is_some(),
+        pooled_connections: plan
+            .db
+            .workload
+            .pooled()
+            .then(|| plan.db.workload.connections()),
+        seed: plan.seed(),
+        pacing: Pacing::for_workload(&*workload, plan.db.workload.rate, clients),
+        max_attempts: plan.db.workload.max_attempts,
+        rate_controlled: plan.db.curve.is_some(),
     };
     if let Some(n) = spec.pooled_connections {
         for name in &spec.instances {
@@ -46,7 +50,7 @@ pub async fn run_workload<C: Connector, W: Workload>(
         Err(e) => return Ending::failed(Stage::Setup, e),
     };
     let mut ending = run_phases(plan, &mut fleet, kinds, hooks, ctx).await;
-    if let (Ending::Complete, Some(curve)) = (&ending, &plan.curve) {
+    if let (Ending::Complete, Some(curve)) = (&ending, &plan.db.curve) {
         ending = CurveRun {
             plan,
             curve,

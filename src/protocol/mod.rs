@@ -33,6 +33,7 @@ use crate::report::live::Console;
 use crate::report::result::{InstanceReport, RunReport, RunStatus};
 use crate::scenario::Plan;
 use crate::scenario::plan::Benchmark;
+use crate::scenario::plan::DbPlan;
 use crate::workload::sysbench::Sysbench;
 use crate::workload::tpcc::workload::Tpcc;
 pub use ending::{Cause, Ending, Reason, RunError, Stage};
@@ -59,9 +60,9 @@ pub struct RunCtx<'a> {
 
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.
 pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
-    let ending = match plan.instances.first().map(|i| i.engine) {
-        None => Ending::failed(Stage::Setup, Reason("no instances".into())),
-        Some(kind) => dispatch(kind, Run { plan, ctx }).await,
+    let ending = match plan.database() {
+        None => Ending::Complete,
+        Some(db) => run_database(db, ctx).await,
     };
     match ending {
         // The engines are stopped by now: the sweeps have the drive to themselves.
@@ -70,9 +71,17 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
     }
 }
 
+/// The database part: its engine's instances loaded and driven through the phases and curve.
+async fn run_database(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) -> Ending {
+    match plan.db.instances.first().map(|i| i.engine) {
+        None => Ending::failed(Stage::Setup, Reason("no instances".into())),
+        Some(kind) => dispatch(kind, Run { plan, ctx }).await,
+    }
+}
+
 /// The run of the plan's engine, as a future.
 struct Run<'a, 'r> {
-    plan: &'a Plan,
+    plan: DbPlan<'a>,
     ctx: &'a mut RunCtx<'r>,
 }
 
@@ -86,10 +95,10 @@ impl<'a, 'r> EngineVisitor for Run<'a, 'r> {
     }
 }
 
-async fn run_embedded<E: Embedded>(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
-    let target = PathBuf::from(&plan.target_path);
+async fn run_embedded<E: Embedded>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) -> Ending {
+    let target = PathBuf::from(&plan.target_path());
     let mut connectors = Vec::new();
-    for inst in &plan.instances {
+    for inst in &plan.db.instances {
         let config = match servers::config_of::<E>(inst) {
             Ok(c) => c,
             Err(e) => return Ending::failed(Stage::Setup, e),
@@ -102,7 +111,11 @@ async fn run_embedded<E: Embedded>(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending 
                 Reason(format!("cannot create {}: {e}", dir.display())),
             );
         }
-        connectors.push(Arc::new(E::open(&dir, config, statements_per_client(plan))));
+        connectors.push(Arc::new(E::open(
+            &dir,
+            config,
+            statements_per_client(plan.db),
+        )));
     }
     let extras = vec![InstanceExtras::default(); connectors.len()];
     run_with(plan, connectors, extras, ctx).await
@@ -110,16 +123,17 @@ async fn run_embedded<E: Embedded>(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending 
 
 /// The engine-independent part: load, then the phases.
 pub(crate) async fn run_with<C: Connector>(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     connectors: Vec<Arc<C>>,
     extras: Vec<InstanceExtras>,
     ctx: &mut RunCtx<'_>,
 ) -> Ending {
-    let dialect = plan.instances.first().map(|i| i.engine.dialect());
+    let dialect = plan.db.instances.first().map(|i| i.engine.dialect());
     let Some(dialect) = dialect else {
         return Ending::failed(Stage::Setup, Reason("no instances".into()));
     };
     ctx.report.instances = plan
+        .db
         .instances
         .iter()
         .zip(&connectors)
@@ -128,7 +142,7 @@ pub(crate) async fn run_with<C: Connector>(
             name: i.name.clone(),
             engine: i.engine.as_str().to_string(),
             version: c.version(),
-            data_path: PathBuf::from(&plan.target_path)
+            data_path: PathBuf::from(&plan.target_path())
                 .join(&i.name)
                 .display()
                 .to_string(),
@@ -147,13 +161,13 @@ pub(crate) async fn run_with<C: Connector>(
     if let Err(e) = ctx.dir.write_result(ctx.report) {
         return Ending::failed(Stage::Results, e);
     }
-    match &plan.workload.benchmark {
+    match &plan.db.workload.benchmark {
         Benchmark::Sysbench { sysbench: o } => {
             let workload = Arc::new(Sysbench::new(o.clone(), dialect));
             measure::run_workload(plan, &connectors, workload, &mut (), ctx).await
         }
         Benchmark::Tpcc { tpcc: o } => {
-            let workload = match Tpcc::new(o.clone(), dialect, plan.seed) {
+            let workload = match Tpcc::new(o.clone(), dialect, plan.seed()) {
                 Ok(w) => Arc::new(w),
                 Err(e) => return Ending::failed(Stage::Setup, e),
             };

@@ -15,7 +15,7 @@ use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{Recorded, histogram};
 use crate::report::live::interval_line;
 use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
-use crate::scenario::Plan;
+use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::PlanPhase;
 
 /// What a benchmark adds to the phases: called once before the clock starts and once per
@@ -45,7 +45,7 @@ struct Sampled {
 
 /// Run every phase of the plan on `fleet` (connected, not started yet).
 pub async fn run_phases(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     fleet: &mut Fleet,
     kinds: &'static [&'static str],
     hooks: &mut impl PhaseHooks,
@@ -54,12 +54,12 @@ pub async fn run_phases(
     ctx.console.line(&format!(
         "{} clients connected; starting {} phase(s)",
         fleet.len(),
-        plan.phases.len()
+        plan.db.phases.len()
     ));
     hooks.before_start().await;
     let t0 = fleet.start();
     let mut phase_start = t0;
-    for phase in &plan.phases {
+    for phase in &plan.db.phases {
         let bar = ctx
             .console
             .phase_bar(&phase.name, phase.duration_ms, phase_start);
@@ -90,7 +90,7 @@ pub async fn run_phases(
 /// Sample one phase at every report tick until its planned end, a failure or cancellation.
 /// `clock` is the run's start and this phase's start.
 async fn sample_phase(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     phase: &PlanPhase,
     fleet: &mut Fleet,
     kinds: &'static [&'static str],
@@ -98,9 +98,9 @@ async fn sample_phase(
     ctx: &mut RunCtx<'_>,
 ) -> Sampled {
     let planned_end = t0 + Duration::from_millis(phase.start_offset_ms + phase.duration_ms);
-    let interval = Duration::from_millis(plan.report_interval_ms);
+    let interval = Duration::from_millis(plan.report_interval_ms());
     let mut s = Sampled {
-        totals: (0..plan.instances.len())
+        totals: (0..plan.db.instances.len())
             .map(|_| Recorded::new(kinds.len()))
             .collect(),
         series: Vec::new(),
@@ -138,7 +138,7 @@ async fn sample_phase(
 /// One report interval: a series row per instance (appended to series.csv), the instances'
 /// totals, and the live line. `at` is seconds since the start and the interval's length.
 fn record_interval(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     phase: &PlanPhase,
     recorded: Vec<Recorded>,
     kinds: &'static [&'static str],
@@ -146,13 +146,13 @@ fn record_interval(
     s: &mut Sampled,
     ctx: &mut RunCtx<'_>,
 ) {
-    let clients = plan.workload.clients;
+    let clients = plan.db.workload.clients;
     let mut interval_total = Recorded::new(kinds.len());
     for (i, r) in recorded.iter().enumerate() {
         let summary = Summary::from_recorded(r, kinds, secs);
         let row = SeriesRow::from_summary(
             &phase.name,
-            &plan.instances[i].name,
+            &plan.db.instances[i].name,
             at_s,
             clients,
             &summary,
@@ -183,7 +183,7 @@ struct PhaseTiming {
 }
 
 fn close_phase(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     phase: &PlanPhase,
     kinds: &[&str],
     totals: &[Recorded],
@@ -196,7 +196,7 @@ fn close_phase(
     for (i, r) in totals.iter().enumerate() {
         all.merge(r);
         per_instance.push(InstancePhase {
-            instance: plan.instances[i].name.clone(),
+            instance: plan.db.instances[i].name.clone(),
             summary: Summary::from_recorded(r, kinds, seconds),
             histogram: histogram::encode(&r.response_total()),
         });
@@ -208,7 +208,7 @@ fn close_phase(
         completed: timing.completed,
         planned_duration_s: phase.duration_ms as f64 / 1000.0,
         start_offset_s: timing.start_offset_s,
-        clients: plan.workload.clients,
+        clients: plan.db.workload.clients,
         summary: Summary::from_recorded(&all, kinds, seconds),
         mean_of_instances: MeanOfInstances::of(&refs),
         histogram: histogram::encode(&all.response_total()),

@@ -14,7 +14,7 @@ use crate::engines::{
 };
 pub use crate::report::result::{Finding, Level};
 use crate::scenario::Plan;
-use crate::scenario::plan::{Provision, SysbenchTest};
+use crate::scenario::plan::{DatabaseRun, Provision, SysbenchTest};
 use crate::target::{self};
 
 fn finding(level: Level, message: impl Into<String>) -> Finding {
@@ -27,7 +27,7 @@ fn finding(level: Level, message: impl Into<String>) -> Finding {
 /// Bytes already present in the instances' directories (reused data needs no new space).
 pub fn existing_bytes(plan: &Plan) -> u64 {
     let root = Path::new(&plan.target_path);
-    plan.instances
+    plan.instances()
         .iter()
         .filter_map(|i| std::fs::read_dir(root.join(&i.name)).ok())
         .flat_map(|rd| rd.filter_map(|e| e.ok()?.metadata().ok()))
@@ -36,14 +36,29 @@ pub fn existing_bytes(plan: &Plan) -> u64 {
         .sum()
 }
 
-/// Space the run still needs on the target.
+/// Space the run's database part still needs on the target.
 pub fn needed_bytes(plan: &Plan) -> u64 {
-    plan.estimates
-        .data_bytes_total
-        .saturating_sub(existing_bytes(plan))
+    plan.database.as_ref().map_or(0, |db| {
+        db.estimates
+            .data_bytes_total
+            .saturating_sub(existing_bytes(plan))
+    })
 }
 
+/// What can be known before anything starts: the target, then the database part.
 pub fn check(plan: &Plan) -> Vec<Finding> {
+    let mut out = target_findings(plan);
+    if plan.time_scale != 1.0 {
+        out.push(finding(Level::Note, format!("time scale {}: every duration is multiplied by it; figures are not comparable with a full-length run", plan.time_scale)));
+    }
+    if let Some(db) = &plan.database {
+        database_findings(db, &mut out);
+    }
+    out
+}
+
+/// The target directory and its free space against the data to be written.
+fn target_findings(plan: &Plan) -> Vec<Finding> {
     let mut out = Vec::new();
     let path = Path::new(&plan.target_path);
     match std::fs::metadata(path) {
@@ -72,14 +87,51 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
         )),
         Err(e) => out.push(finding(Level::Warning, e.to_string())),
     }
-    let w = &plan.workload;
+    out
+}
+
+/// The engine, the clients' writes and memory, the open-files limit.
+fn database_findings(db: &DatabaseRun, out: &mut Vec<Finding>) {
+    single_writer(db, out);
+    if let Some(missing) = missing_server(db) {
+        out.push(finding(Level::Error, missing));
+    }
+    let host = crate::report::host::host_info();
+    if let Some(kind) = db.instances.first().map(|i| i.engine) {
+        out.extend(dispatch(
+            kind,
+            EngineFindings {
+                db,
+                cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
+                memory: host.memory_bytes,
+            },
+        ));
+    }
+    open_files(db, out);
+    if let Some(mem) = host.memory_bytes
+        && db.estimates.client_memory_bytes > mem / 2
+    {
+        out.push(finding(
+            Level::Warning,
+            format!(
+                "client-side memory estimate {} exceeds half of this host's {}",
+                format_bytes(db.estimates.client_memory_bytes),
+                format_bytes(mem)
+            ),
+        ));
+    }
+}
+
+/// A single-writer engine (SQLite) serialises the writes of many clients: say so.
+fn single_writer(db: &DatabaseRun, out: &mut Vec<Finding>) {
+    let w = &db.workload;
     let writes = w.sysbench().is_none_or(|o| {
         !matches!(
             o.test,
             SysbenchTest::OltpReadOnly | SysbenchTest::OltpPointSelect
         )
     });
-    if let Some(i) = plan.instances.iter().find(|i| i.engine.ops().single_writer)
+    if let Some(i) = db.instances.iter().find(|i| i.engine.ops().single_writer)
         && writes
         && w.clients > 1
     {
@@ -92,38 +144,6 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
             ),
         ));
     }
-    if plan.time_scale != 1.0 {
-        out.push(finding(Level::Note, format!("time scale {}: every duration is multiplied by it; figures are not comparable with a full-length run", plan.time_scale)));
-    }
-    if let Some(missing) = missing_server(plan) {
-        out.push(finding(Level::Error, missing));
-    }
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
-    let host = crate::report::host::host_info();
-    if let Some(kind) = plan.instances.first().map(|i| i.engine) {
-        out.extend(dispatch(
-            kind,
-            EngineFindings {
-                plan,
-                cpus,
-                memory: host.memory_bytes,
-            },
-        ));
-    }
-    open_files(plan, &mut out);
-    if let Some(mem) = host.memory_bytes
-        && plan.estimates.client_memory_bytes > mem / 2
-    {
-        out.push(finding(
-            Level::Warning,
-            format!(
-                "client-side memory estimate {} exceeds half of this host's {}",
-                format_bytes(plan.estimates.client_memory_bytes),
-                format_bytes(mem)
-            ),
-        ));
-    }
-    out
 }
 
 /// A report finding of what an engine advises.
@@ -139,15 +159,15 @@ fn advised(a: Advice) -> Finding {
 
 /// What the plan's engine says about its instances, then its cache against the data.
 struct EngineFindings<'a> {
-    plan: &'a Plan,
+    db: &'a DatabaseRun,
     cpus: u64,
     memory: Option<u64>,
 }
 
 impl EngineFindings<'_> {
     fn of<E: Engine>(self) -> Vec<Finding> {
-        let plan = self.plan;
-        let instances = plan
+        let db = self.db;
+        let instances = db
             .instances
             .iter()
             .filter_map(|i| {
@@ -160,7 +180,7 @@ impl EngineFindings<'_> {
             .collect();
         let run = PreflightRun {
             instances,
-            connections: u64::from(plan.workload.connections()),
+            connections: u64::from(db.workload.connections()),
             cpus: self.cpus,
         };
         let mut out: Vec<Finding> = E::preflight(&run).into_iter().map(advised).collect();
@@ -170,7 +190,7 @@ impl EngineFindings<'_> {
             .filter(|i| !i.external)
             .filter_map(|i| E::cache(i.config))
             .collect();
-        cache_findings(plan, &pools, self.memory, &mut out);
+        cache_findings(db, &pools, self.memory, &mut out);
         out
     }
 }
@@ -187,11 +207,16 @@ impl EngineVisitor for EngineFindings<'_> {
 
 /// The engine's cache (InnoDB buffer pool, shared_buffers) of each private instance against
 /// the dataset — which regime the run measures — and against host memory.
-fn cache_findings(plan: &Plan, pools: &[(u64, &str)], memory: Option<u64>, out: &mut Vec<Finding>) {
+fn cache_findings(
+    db: &DatabaseRun,
+    pools: &[(u64, &str)],
+    memory: Option<u64>,
+    out: &mut Vec<Finding>,
+) {
     let Some(&(pool, cache)) = pools.first() else {
         return;
     };
-    let data = plan.estimates.data_bytes_per_instance;
+    let data = db.estimates.data_bytes_per_instance;
     let ratio = data as f64 / pool.max(1) as f64;
     let regime = if ratio >= 3.0 {
         format!(
@@ -231,8 +256,8 @@ fn cache_findings(plan: &Plan, pools: &[(u64, &str)], memory: Option<u64>, out: 
 
 /// A server engine a local instance needs but this host does not have (SQL Server: sqlservr),
 /// naming what to install. `plan` and `run` both exit 2 on it.
-pub fn missing_server(plan: &Plan) -> Option<String> {
-    struct Missing<'a>(&'a Plan);
+pub fn missing_server(db: &DatabaseRun) -> Option<String> {
+    struct Missing<'a>(&'a DatabaseRun);
     impl EngineVisitor for Missing<'_> {
         type Output = Option<String>;
         fn embedded<E: Embedded>(self) -> Option<String> {
@@ -249,23 +274,23 @@ pub fn missing_server(plan: &Plan) -> Option<String> {
                 })
         }
     }
-    dispatch(plan.instances.first()?.engine, Missing(plan))
+    dispatch(db.instances.first()?.engine, Missing(db))
 }
 
 /// What the plan's external servers answer about their limits (`plan` only: it reaches them
 /// without changing them; `run` checks the same once connected).
-pub async fn external_findings(plan: &Plan) -> Vec<Finding> {
-    struct External<'a>(&'a Plan);
+pub async fn external_findings(db: &DatabaseRun) -> Vec<Finding> {
+    struct External<'a>(&'a DatabaseRun);
     impl<'a> EngineVisitor for External<'a> {
         type Output = BoxFuture<'a, Vec<Advice>>;
         fn embedded<E: Embedded>(self) -> Self::Output {
             Box::pin(async { Vec::new() })
         }
         fn server<E: Server>(self) -> Self::Output {
-            let plan = self.0;
+            let db = self.0;
             Box::pin(async move {
                 let mut out = Vec::new();
-                for inst in &plan.instances {
+                for inst in &db.instances {
                     let Some(config) = E::config(&inst.config) else {
                         continue;
                     };
@@ -279,8 +304,8 @@ pub async fn external_findings(plan: &Plan) -> Vec<Finding> {
                             config,
                             url: &url,
                             password: password(inst),
-                            connections: u64::from(plan.workload.connections()),
-                            data_bytes: plan.estimates.data_bytes_per_instance,
+                            connections: u64::from(db.workload.connections()),
+                            data_bytes: db.estimates.data_bytes_per_instance,
                         })
                         .await,
                     );
@@ -289,19 +314,19 @@ pub async fn external_findings(plan: &Plan) -> Vec<Finding> {
             })
         }
     }
-    let Some(first) = plan.instances.first() else {
+    let Some(first) = db.instances.first() else {
         return Vec::new();
     };
-    let advice = dispatch(first.engine, External(plan)).await;
+    let advice = dispatch(first.engine, External(db)).await;
     advice.into_iter().map(advised).collect()
 }
 
 /// Connections we hold need file descriptors: the open-files limit must cover them.
-fn open_files(plan: &Plan, out: &mut Vec<Finding>) {
-    if !plan.instances.iter().any(|i| i.engine.is_server()) {
+fn open_files(db: &DatabaseRun, out: &mut Vec<Finding>) {
+    if !db.instances.iter().any(|i| i.engine.is_server()) {
         return;
     }
-    let need = needed_files(plan);
+    let need = needed_files(db);
     let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile);
     let (soft, hard) = (
         lim.current.unwrap_or(u64::MAX),
@@ -323,14 +348,14 @@ fn open_files(plan: &Plan, out: &mut Vec<Finding>) {
 }
 
 /// File descriptors the client side needs: one per connection plus headroom.
-pub fn needed_files(plan: &Plan) -> u64 {
-    u64::from(plan.workload.connections()) * plan.instances.len() as u64 + 256
+pub fn needed_files(db: &DatabaseRun) -> u64 {
+    u64::from(db.workload.connections()) * db.instances.len() as u64 + 256
 }
 
 /// Raise the soft open-files limit to the hard one when the run needs more than the soft.
-pub fn raise_open_files(plan: &Plan) {
+pub fn raise_open_files(db: &DatabaseRun) {
     let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile);
-    if lim.current.is_some_and(|soft| soft < needed_files(plan)) {
+    if lim.current.is_some_and(|soft| soft < needed_files(db)) {
         let raised = rustix::process::Rlimit {
             current: lim.maximum,
             maximum: lim.maximum,
@@ -349,7 +374,8 @@ mod tests {
     fn the_review_protocols_connections_against_local_worker_threads() {
         let path = std::path::Path::new("scenarios/storagereview-tpcc-mssql.toml");
         let plan = crate::scenario::load(path, &[], 1.0).unwrap();
-        let connections = u64::from(plan.workload.connections());
+        let db = plan.database.expect("a scenario has a database part");
+        let connections = u64::from(db.workload.connections());
         let few = local_findings(connections, 8);
         assert_eq!(few.len(), 1, "1,000 connections, 576 workers on 8 CPUs");
         assert!(

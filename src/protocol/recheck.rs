@@ -8,9 +8,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::servers::{self, config_of};
+use super::servers::{self, NotConfigured, config_of};
 use super::statements_per_client;
+use super::tpcc::CheckError;
 use super::tpcc::check_instance;
+use crate::engines::EngineError;
+use crate::engines::server::PasswordError;
 use crate::engines::server::Server;
 use crate::engines::{BoxFuture, Connector, Embedded, EngineVisitor, dispatch};
 use crate::report::RunReport;
@@ -31,10 +34,46 @@ pub enum RecheckError {
     UnknownInstance { name: String, known: String },
     /// An instance cannot be reached any more.
     #[error("instance {instance} is not reachable: {why}")]
-    Unreachable { instance: String, why: String },
+    Unreachable {
+        instance: String,
+        #[source]
+        why: Unreachable,
+    },
     /// Reached, but the checks failed to run (a query error, a lost connection).
-    #[error("{0}")]
-    Failed(String),
+    #[error(transparent)]
+    Failed(#[from] CheckError),
+}
+
+/// Why a finished run's instance cannot be reached again.
+#[derive(Debug, thiserror::Error)]
+pub enum Unreachable {
+    #[error(transparent)]
+    NotConfigured(#[from] NotConfigured),
+    #[error(
+        "its database {} is gone ({engine} data stays in the target until removed by hand)",
+        .file.display()
+    )]
+    Gone { file: PathBuf, engine: &'static str },
+    #[error("{}: {source}", .file.display())]
+    Open { file: PathBuf, source: EngineError },
+    #[error(transparent)]
+    Password(#[from] PasswordError),
+    #[error(
+        "drivebench stopped this private server at the end of the run (keep_running = false); \
+         run with keep_running = true to check it afterwards"
+    )]
+    Stopped,
+    #[error("{}: {source}", .file.display())]
+    PasswordFile {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("result.json records no URL for it (the run never started it)")]
+    NoUrl,
+    #[error("{url}: {source}")]
+    Connect { url: String, source: EngineError },
+    #[error("{url}: no answer within {} s", CONNECT_TIMEOUT.as_secs())]
+    Timeout { url: String },
 }
 
 impl RecheckError {
@@ -46,18 +85,20 @@ impl RecheckError {
 
 /// Run the consistency checks again on the named instances (all when `only` is empty).
 pub async fn recheck(r: &RunReport, only: &[String]) -> Result<Vec<InstanceCheck>, RecheckError> {
-    let Some(tpcc) = r.plan.workload.tpcc() else {
-        return Err(RecheckError::NotTpcc(r.plan.workload.describe()));
+    let Some(db) = &r.plan.database else {
+        return Err(RecheckError::NotTpcc("a sweep".into()));
     };
-    let known: Vec<&str> = r.plan.instances.iter().map(|i| i.name.as_str()).collect();
+    let Some(tpcc) = db.workload.tpcc() else {
+        return Err(RecheckError::NotTpcc(db.workload.describe()));
+    };
+    let known: Vec<&str> = db.instances.iter().map(|i| i.name.as_str()).collect();
     if let Some(name) = only.iter().find(|n| !known.contains(&n.as_str())) {
         return Err(RecheckError::UnknownInstance {
             name: name.clone(),
             known: known.join(", "),
         });
     }
-    let chosen: Vec<&PlanInstance> = r
-        .plan
+    let chosen: Vec<&PlanInstance> = db
         .instances
         .iter()
         .filter(|i| only.is_empty() || only.contains(&i.name))
@@ -97,11 +138,11 @@ impl<'a> EngineVisitor for Recheck<'a> {
 impl<'a> Recheck<'a> {
     async fn run<C: Connector>(
         self,
-        reach: impl Fn(&'a RunReport, &'a PlanInstance) -> BoxFuture<'a, Result<C, String>>,
+        reach: impl Fn(&'a RunReport, &'a PlanInstance) -> BoxFuture<'a, Result<C, Unreachable>>,
     ) -> Result<Vec<InstanceCheck>, RecheckError> {
         let mut reached = Vec::new();
         for inst in &self.chosen {
-            let unreachable = |why: String| RecheckError::Unreachable {
+            let unreachable = |why: Unreachable| RecheckError::Unreachable {
                 instance: inst.name.clone(),
                 why,
             };
@@ -110,7 +151,7 @@ impl<'a> Recheck<'a> {
         let mut out = Vec::new();
         for (inst, c) in self.chosen.into_iter().zip(&reached) {
             let checks = check_instance(c, inst, self.warehouses).await;
-            out.extend(checks.map_err(RecheckError::Failed)?);
+            out.extend(checks?);
         }
         Ok(out)
     }
@@ -131,22 +172,22 @@ fn data_dir(r: &RunReport, inst: &PlanInstance) -> PathBuf {
 async fn reach_embedded<E: Embedded>(
     r: &RunReport,
     inst: &PlanInstance,
-) -> Result<E::Connector, String> {
-    let config = config_of::<E>(inst).map_err(|e| e.to_string())?;
+) -> Result<E::Connector, Unreachable> {
+    let config = config_of::<E>(inst)?;
     let dir = data_dir(r, inst);
     let file = E::data_file(&dir);
     if !file.is_file() {
-        return Err(format!(
-            "its database {} is gone ({} data stays in the target until removed by hand)",
-            file.display(),
-            E::OPS.title
-        ));
+        return Err(Unreachable::Gone {
+            file,
+            engine: E::OPS.title,
+        });
     }
-    let c = E::open(&dir, config, statements_per_client(&r.plan));
+    let statements = r.plan.database.as_ref().map_or(0, statements_per_client);
+    let c = E::open(&dir, config, statements);
     // Open it once here, so an unreadable file is an unreachable instance.
-    c.connect()
-        .await
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+    if let Err(source) = c.connect().await {
+        return Err(Unreachable::Open { file, source });
+    }
     Ok(c)
 }
 
@@ -154,43 +195,38 @@ async fn reach_embedded<E: Embedded>(
 async fn reach_server<E: Server>(
     r: &RunReport,
     inst: &PlanInstance,
-) -> Result<E::Connector, String> {
+) -> Result<E::Connector, Unreachable> {
     let recorded = r.instances.iter().find(|i| i.name == inst.name);
     let (url, password) = match inst.provision {
         Provision::External => (
             inst.url.clone().unwrap_or_default(),
-            servers::password(inst).map_err(|e| e.to_string())?,
+            servers::password(inst)?,
         ),
         Provision::Local if !inst.keep_running => {
-            return Err(
-                "drivebench stopped this private server at the end of the run (keep_running = false); \
-                 run with keep_running = true to check it afterwards"
-                    .into(),
-            );
+            return Err(Unreachable::Stopped);
         }
         Provision::Local => match recorded.and_then(|i| i.url.clone()) {
             // A private server left running may keep its password in its directory.
             Some(url) => match E::password_file(&data_dir(r, inst)) {
                 Some(file) => {
-                    let pw = std::fs::read_to_string(&file)
-                        .map_err(|e| format!("{}: {e}", file.display()))?;
+                    let pw = match std::fs::read_to_string(&file) {
+                        Ok(pw) => pw,
+                        Err(source) => return Err(Unreachable::PasswordFile { file, source }),
+                    };
                     (url, Some(pw))
                 }
                 None => (url, None),
             },
             None => {
-                return Err("result.json records no URL for it (the run never started it)".into());
+                return Err(Unreachable::NoUrl);
             }
         },
     };
-    let config = config_of::<E>(inst).map_err(|e| e.to_string())?;
+    let config = config_of::<E>(inst)?;
     let connect = E::connect(config, &url, password.as_deref());
     match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
         Ok(Ok(c)) => Ok(c),
-        Ok(Err(e)) => Err(format!("{url}: {e}")),
-        Err(_) => Err(format!(
-            "{url}: no answer within {} s",
-            CONNECT_TIMEOUT.as_secs()
-        )),
+        Ok(Err(source)) => Err(Unreachable::Connect { url, source }),
+        Err(_) => Err(Unreachable::Timeout { url }),
     }
 }

@@ -16,7 +16,7 @@ use crate::engines::server::{Demand, PasswordError, ProvisionError, Server, exte
 use crate::engines::{Engine, EngineError};
 use crate::report::live::Console;
 use crate::report::result::CopyReport;
-use crate::scenario::Plan;
+use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::{PlanInstance, PrepareMode, Provision};
 
 /// The password of an external instance, from `password_env` or `password_file`.
@@ -29,11 +29,11 @@ pub fn password(inst: &PlanInstance) -> Result<Option<String>, PasswordError> {
 }
 
 /// What the plan asks of each server instance.
-pub fn demand(plan: &Plan) -> Demand {
+pub fn demand(plan: DbPlan<'_>) -> Demand {
     Demand {
-        connections: plan.workload.connections(),
-        tables: plan.workload.tables(),
-        statements_per_client: super::statements_per_client(plan),
+        connections: plan.db.workload.connections(),
+        tables: plan.db.workload.tables(),
+        statements_per_client: super::statements_per_client(plan.db),
     }
 }
 
@@ -63,8 +63,8 @@ pub enum PrebuiltError {
         source: std::io::Error,
     },
     /// Copying its data into an instance's directory failed.
-    #[error("{0}")]
-    Copy(String),
+    #[error(transparent)]
+    Copy(#[from] super::prebuilt::CopyError),
     #[error("{0}")]
     Task(#[from] tokio::task::JoinError),
     #[error(transparent)]
@@ -87,16 +87,16 @@ impl PrebuiltError {
 }
 
 /// Run the plan on engine `E`'s servers.
-pub(crate) async fn run_kind<K: Server>(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
+pub(crate) async fn run_kind<K: Server>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) -> Ending {
     let demand = demand(plan);
-    let target = PathBuf::from(&plan.target_path);
+    let target = PathBuf::from(&plan.target_path());
     let mut servers: Vec<(usize, K::Instance)> = Vec::new();
     let copies = match copy_prebuilt::<K>(plan, &demand, ctx).await {
         Ok(c) => c,
         Err(e) => return Ending::failed(Stage::Setup, e),
     };
     let mut starts = Vec::new();
-    for (i, inst) in plan.instances.iter().enumerate() {
+    for (i, inst) in plan.db.instances.iter().enumerate() {
         if inst.provision != Provision::Local {
             continue;
         }
@@ -114,7 +114,7 @@ pub(crate) async fn run_kind<K: Server>(plan: &Plan, ctx: &mut RunCtx<'_>) -> En
     }
     let mut failure = None;
     for (i, h) in starts {
-        let name = &plan.instances[i].name;
+        let name = &plan.db.instances[i].name;
         match h.await {
             Ok(Ok(server)) => {
                 ctx.console
@@ -140,7 +140,7 @@ pub(crate) async fn run_kind<K: Server>(plan: &Plan, ctx: &mut RunCtx<'_>) -> En
 }
 
 async fn connect_and_run<K: Server>(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     servers: &[(usize, K::Instance)],
     mut copies: Vec<Option<CopyReport>>,
     demand: &Demand,
@@ -148,7 +148,7 @@ async fn connect_and_run<K: Server>(
 ) -> Ending {
     let mut connectors = Vec::new();
     let mut extras = Vec::new();
-    for (i, inst) in plan.instances.iter().enumerate() {
+    for (i, inst) in plan.db.instances.iter().enumerate() {
         let (url, password) = match servers.iter().find(|(j, _)| *j == i) {
             Some((_, server)) => (K::url(server), K::password(server)),
             None => match password(inst) {
@@ -181,12 +181,12 @@ async fn connect_and_run<K: Server>(
 /// With `prebuilt_dir`: build the pre-built copy if absent, then copy it into every local
 /// instance's directory that has no data yet. One entry per instance.
 async fn copy_prebuilt<K: Server>(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     demand: &Demand,
     ctx: &mut RunCtx<'_>,
 ) -> Result<Vec<Option<CopyReport>>, PrebuiltError> {
-    let mut copies = vec![None; plan.instances.len()];
-    let Some((first, dir)) = plan.instances.iter().find_map(|i| {
+    let mut copies = vec![None; plan.db.instances.len()];
+    let Some((first, dir)) = plan.db.instances.iter().find_map(|i| {
         i.prebuilt_dir
             .as_ref()
             .filter(|_| i.provision == Provision::Local)
@@ -201,13 +201,13 @@ async fn copy_prebuilt<K: Server>(
         ));
     }
     let source = build_prebuilt::<K>(plan, first, &dir, demand, ctx.cancel).await?;
-    for (i, inst) in plan.instances.iter().enumerate() {
+    for (i, inst) in plan.db.instances.iter().enumerate() {
         if inst.provision != Provision::Local || inst.prebuilt_dir.is_none() {
             continue;
         }
         let (src, to) = (
             source.clone(),
-            Path::new(&plan.target_path).join(&inst.name),
+            Path::new(&plan.target_path()).join(&inst.name),
         );
         let copied = tokio::task::spawn_blocking(move || {
             std::fs::create_dir_all(&to).map_err(PrebuiltError::io(&to))?;
@@ -229,10 +229,14 @@ async fn copy_prebuilt<K: Server>(
 }
 
 /// Stop (or leave running) every instance we started; remove data unless `keep_data`.
-async fn teardown<K: Server>(plan: &Plan, servers: Vec<(usize, K::Instance)>, console: &Console) {
+async fn teardown<K: Server>(
+    plan: DbPlan<'_>,
+    servers: Vec<(usize, K::Instance)>,
+    console: &Console,
+) {
     let mut stops = Vec::new();
     for (i, mut server) in servers {
-        let inst = plan.instances[i].clone();
+        let inst = plan.db.instances[i].clone();
         if inst.keep_running {
             console.always(&format!(
                 "{} left running: {}",
@@ -241,7 +245,7 @@ async fn teardown<K: Server>(plan: &Plan, servers: Vec<(usize, K::Instance)>, co
             ));
             continue;
         }
-        let data = Path::new(&plan.target_path).join(&inst.name);
+        let data = Path::new(&plan.target_path()).join(&inst.name);
         stops.push(tokio::task::spawn_blocking(move || {
             let stopped = K::stop(&mut server);
             let removed = if inst.keep_data || stopped.is_err() {
@@ -266,7 +270,7 @@ async fn teardown<K: Server>(plan: &Plan, servers: Vec<(usize, K::Instance)>, co
 
 /// Load once into `<dir>/<key>/` (through a temporary directory, renamed when complete).
 async fn build_prebuilt<K: Server>(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     inst: &PlanInstance,
     dir: &Path,
     demand: &Demand,
@@ -285,6 +289,7 @@ async fn build_prebuilt<K: Server>(
         .await?
         .map_err(PrebuiltError::Start)?;
     let index = plan
+        .db
         .instances
         .iter()
         .position(|i| i.name == inst.name)

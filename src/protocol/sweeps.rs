@@ -40,13 +40,22 @@ pub fn open(sweep: &PlanSweep, target_dir: &str) -> Result<DirectTarget, IoError
 
 /// Before a run starts: every device sweep passes the guard now (claimed and released), so a
 /// refusal comes before hours of database phases, not after.
-pub fn check_devices(plan: &Plan) -> Result<(), String> {
-    for (i, s) in plan.sweeps.iter().enumerate() {
+pub fn check_devices(plan: &Plan) -> Result<(), DeviceRefused> {
+    for (index, s) in plan.sweeps.iter().enumerate() {
         if matches!(s.target, SweepTarget::Device { .. }) {
-            open(s, &plan.target_path).map_err(|e| format!("sweep[{i}]: {e}"))?;
+            open(s, &plan.target_path).map_err(|source| DeviceRefused { index, source })?;
         }
     }
     Ok(())
+}
+
+/// A sweep's device that the guard refuses, or that cannot be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("sweep[{index}]: {source}")]
+pub struct DeviceRefused {
+    pub index: usize,
+    #[source]
+    pub source: IoError,
 }
 
 /// Bytes the plan's sweep files will take on the target (files that do not exist yet).

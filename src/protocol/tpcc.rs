@@ -5,11 +5,12 @@
 use std::sync::Arc;
 
 use super::phases::PhaseHooks;
-use super::{Ending, Reason, RunCtx, Stage};
+use super::{Ending, RunCtx, Stage};
+use crate::engines::statements::NoStatements;
 use crate::engines::{Connector, EngineError, Rows, Session, StmtId};
 use crate::report::result::PhaseReport;
 use crate::report::tpcc::{InstanceCheck, phase_figures};
-use crate::scenario::Plan;
+use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::{PlanInstance, PlanPhase, TpccOptions};
 use crate::workload::tpcc::{check, schema};
 
@@ -21,9 +22,9 @@ pub struct NewOrderProbe<C: Connector> {
 
 impl<C: Connector> NewOrderProbe<C> {
     /// Open the sessions; an instance whose session cannot be opened reads as unknown.
-    pub async fn open(plan: &Plan, connectors: &[Arc<C>]) -> Self {
+    pub async fn open(plan: DbPlan<'_>, connectors: &[Arc<C>]) -> Self {
         let mut sessions = Vec::new();
-        for (c, inst) in connectors.iter().zip(&plan.instances) {
+        for (c, inst) in connectors.iter().zip(&plan.db.instances) {
             let sql = schema::statements(inst.engine.dialect())
                 .map(|st| st.render("sum_next_o_id", &[]))
                 .ok();
@@ -61,7 +62,7 @@ impl<C: Connector> NewOrderProbe<C> {
 /// (the schema's count of New-Orders), and each recorded phase's TPC-C figures from it.
 pub struct TpccHooks<'a, C: Connector> {
     probe: NewOrderProbe<C>,
-    plan: &'a Plan,
+    plan: DbPlan<'a>,
     options: &'a TpccOptions,
     /// The count at the last boundary (None: unknown).
     count: Option<u64>,
@@ -69,7 +70,7 @@ pub struct TpccHooks<'a, C: Connector> {
 
 impl<'a, C: Connector> TpccHooks<'a, C> {
     /// Open the probe's sessions on every instance.
-    pub async fn open(plan: &'a Plan, connectors: &[Arc<C>], options: &'a TpccOptions) -> Self {
+    pub async fn open(plan: DbPlan<'a>, connectors: &[Arc<C>], options: &'a TpccOptions) -> Self {
         TpccHooks {
             probe: NewOrderProbe::open(plan, connectors).await,
             plan,
@@ -94,9 +95,9 @@ impl<C: Connector> PhaseHooks for TpccHooks<'_, C> {
             closed.tpcc = Some(phase_figures(
                 &closed.summary,
                 self.options,
-                self.plan.workload.clients,
-                self.plan.workload.rate,
-                self.plan.instances.len(),
+                self.plan.db.workload.clients,
+                self.plan.db.workload.rate,
+                self.plan.db.instances.len(),
                 new_orders,
             ));
         }
@@ -112,7 +113,7 @@ async fn open<C: Connector>(c: &C, sql: &str) -> Result<(C::Session, StmtId), En
 /// After the phases: the consistency checks on every instance, failures printed, kept in
 /// the report.
 pub async fn checks_after_phases<C: Connector>(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     connectors: &[Arc<C>],
     warehouses: u32,
     ctx: &mut RunCtx<'_>,
@@ -129,18 +130,31 @@ pub async fn checks_after_phases<C: Connector>(
             ctx.report.checks = checks;
             Ending::Complete
         }
-        Err(e) => Ending::failed(Stage::Checks, Reason(e)),
+        Err(e) => Ending::failed(Stage::Checks, e),
     }
+}
+
+/// Why the consistency checks could not run on an instance.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    Statements(#[from] NoStatements),
+    #[error("instance {instance}: consistency checks: {source}")]
+    Engine {
+        instance: String,
+        #[source]
+        source: EngineError,
+    },
 }
 
 /// Run the consistency checks on every instance, one after another.
 pub async fn run_checks<C: Connector>(
-    plan: &Plan,
+    plan: DbPlan<'_>,
     connectors: &[Arc<C>],
     warehouses: u32,
-) -> Result<Vec<InstanceCheck>, String> {
+) -> Result<Vec<InstanceCheck>, CheckError> {
     let mut out = Vec::new();
-    for (c, inst) in connectors.iter().zip(&plan.instances) {
+    for (c, inst) in connectors.iter().zip(&plan.db.instances) {
         out.extend(check_instance(&**c, inst, warehouses).await?);
     }
     Ok(out)
@@ -151,9 +165,12 @@ pub async fn check_instance<C: Connector>(
     c: &C,
     inst: &PlanInstance,
     warehouses: u32,
-) -> Result<Vec<InstanceCheck>, String> {
-    let st = schema::checks(inst.engine.dialect()).map_err(|e| e.to_string())?;
-    let fail = |e: EngineError| format!("instance {}: consistency checks: {e}", inst.name);
+) -> Result<Vec<InstanceCheck>, CheckError> {
+    let st = schema::checks(inst.engine.dialect())?;
+    let fail = |source: EngineError| CheckError::Engine {
+        instance: inst.name.clone(),
+        source,
+    };
     let mut s = c.connect().await.map_err(fail)?;
     let results = check::run_checks(&mut s, &st, warehouses)
         .await

@@ -40,7 +40,7 @@ pub fn page(r: &RunReport) -> String {
     for phase in recorded.chain(r.phases.iter().filter(|p| !p.recorded)) {
         summary_table(&mut s, phase);
     }
-    if r.phases.is_empty() && !r.plan.instances.is_empty() {
+    if r.phases.is_empty() && r.plan.database.is_some() {
         s.push_str("<p>No phase was measured.</p>");
     }
     super::html_tpcc::section(&mut s, r);
@@ -117,12 +117,12 @@ fn header(s: &mut String, r: &RunReport) {
     for i in &r.instances {
         row(&format!("Instance {}", i.name), i.version.clone());
     }
-    let w = &r.plan.workload;
-    let pacing = match w.rate {
-        Some(rate) => format!("open model at {rate} tx/s per instance"),
-        None => "closed loop".into(),
-    };
-    if !r.plan.instances.is_empty() {
+    if let Some(db) = &r.plan.database {
+        let w = &db.workload;
+        let pacing = match w.rate {
+            Some(rate) => format!("open model at {rate} tx/s per instance"),
+            None => "closed loop".into(),
+        };
         let what = match &w.benchmark {
             Benchmark::Sysbench { sysbench: o } => format!(
                 "sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}",

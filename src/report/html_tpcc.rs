@@ -14,10 +14,13 @@ use crate::scenario::plan::TpccPacing;
 
 /// The TPC-C section: one part per recorded phase with TPC-C figures, then the checks.
 pub(super) fn section(s: &mut String, r: &RunReport) {
-    let Some(opts) = r.plan.workload.tpcc() else {
+    let Some(w) = r.plan.database.as_ref().map(|d| &d.workload) else {
         return;
     };
-    let scheduled = opts.pacing == TpccPacing::Spec || r.plan.workload.rate.is_some();
+    let Some(opts) = w.tpcc() else {
+        return;
+    };
+    let scheduled = opts.pacing == TpccPacing::Spec || w.rate.is_some();
     for ph in r.phases.iter().filter(|p| p.recorded) {
         if let Some(tp) = &ph.tpcc {
             phase(s, ph, tp, scheduled);

@@ -21,7 +21,7 @@ pub fn summary(r: &RunReport) -> String {
     for phase in ordered {
         phase_table(&mut s, phase);
     }
-    if r.phases.is_empty() && !p.instances.is_empty() {
+    if r.phases.is_empty() && p.database.is_some() {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
     super::curves::markdown(&mut s, &r.curves);
@@ -65,12 +65,12 @@ fn run_lines(s: &mut String, r: &RunReport) {
 /// The workload's list items: what ran, the time scale, each instance's load, the warnings.
 fn workload_lines(s: &mut String, r: &RunReport) {
     let p = &r.plan;
-    let w = &p.workload;
-    let pacing = match w.rate {
-        Some(rate) => format!("open model at {rate} tx/s per instance"),
-        None => "closed loop".into(),
-    };
-    if !p.instances.is_empty() {
+    if let Some(db) = &p.database {
+        let w = &db.workload;
+        let pacing = match w.rate {
+            Some(rate) => format!("open model at {rate} tx/s per instance"),
+            None => "closed loop".into(),
+        };
         match w.sysbench() {
             Some(o) => {
                 let _ = writeln!(

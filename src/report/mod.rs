@@ -23,7 +23,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use result::SeriesRow;
-pub use result::{RunReport, SCHEMA_VERSION};
+pub use result::{OLDEST_SCHEMA_VERSION, RunReport, SCHEMA_VERSION};
 
 pub const PLAN_FILE: &str = "plan.json";
 pub const RESULT_FILE: &str = "result.json";
@@ -59,7 +59,9 @@ pub enum ReadCause {
     #[error("not a drivebench result: {0}")]
     NotAResult(#[from] serde_json::Error),
     /// The file's schema_version, which this build does not read.
-    #[error("schema_version {0} is not supported (this drivebench reads {SCHEMA_VERSION})")]
+    #[error(
+        "schema_version {0} is not supported (this drivebench reads {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION})"
+    )]
     Schema(u32),
 }
 
@@ -182,7 +184,7 @@ pub fn read_result(path: &Path) -> Result<RunReport, ReadError> {
     };
     let text = std::fs::read_to_string(path).map_err(|e| fail(e.into()))?;
     let report: RunReport = serde_json::from_str(&text).map_err(|e| fail(e.into()))?;
-    if report.schema_version != SCHEMA_VERSION {
+    if !(OLDEST_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&report.schema_version) {
         return Err(fail(ReadCause::Schema(report.schema_version)));
     }
     Ok(report)

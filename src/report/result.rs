@@ -12,7 +12,12 @@ use crate::scenario::Plan;
 use crate::target::TargetInfo;
 use crate::workload::sysbench::load::LoadReport;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// The layout this build writes. 2: a sweep-only run's plan has no `workload` or `estimates`
+/// (1 wrote a placeholder workload of 0 clients).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest layout this build still reads.
+pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct RunReport {

@@ -12,6 +12,7 @@ mod tpcc;
 
 use std::path::Path;
 
+use crate::config::error::KeyPathError;
 use crate::config::{KeyPath, Origin, ScenarioError, Seg};
 use crate::config::{locate, settings};
 pub use file::ScenarioFile;
@@ -59,7 +60,7 @@ pub fn load_str(
     let mut overridden = Vec::new();
     for item in overrides {
         let path = apply_override(&mut table, item)
-            .map_err(|m| err_at(Origin::Override(item.clone()), None, m))?;
+            .map_err(|m| err_at(Origin::Override(item.clone()), None, m.to_string()))?;
         overridden.push((path, item.clone()));
     }
     let position = |key: &KeyPath| -> Origin {
@@ -85,51 +86,125 @@ pub fn load_str(
     })
 }
 
+/// Why a `--set KEY=VALUE` could not be applied to the scenario.
+#[derive(Debug, thiserror::Error)]
+pub enum OverrideError {
+    #[error("expected KEY=VALUE, e.g. --set workload.clients=64")]
+    NoEquals,
+    #[error(transparent)]
+    Key(#[from] KeyPathError),
+    #[error("{key}: index {index} is out of range (there are {len})")]
+    OutOfRange {
+        key: String,
+        index: usize,
+        len: usize,
+    },
+    #[error(
+        "{key}: {list} is a list of {len}; address one entry by its position{by_name}, e.g. {example}"
+    )]
+    List {
+        key: String,
+        list: String,
+        len: usize,
+        by_name: String,
+        example: String,
+    },
+    #[error("{key}: cannot set {name:?} inside a value that is not a table")]
+    NotATable { key: String, name: String },
+    #[error("{key}: cannot index [{index}] into a value that is not a list")]
+    NotAList { key: String, index: usize },
+}
+
 /// Apply one `KEY=VALUE` override to the table; returns the key path it set.
-fn apply_override(table: &mut toml::Table, item: &str) -> Result<KeyPath, String> {
-    let (key, value) = item
-        .split_once('=')
-        .ok_or_else(|| "expected KEY=VALUE, e.g. --set workload.clients=64".to_string())?;
+fn apply_override(table: &mut toml::Table, item: &str) -> Result<KeyPath, OverrideError> {
+    let (key, value) = item.split_once('=').ok_or(OverrideError::NoEquals)?;
     let path = KeyPath::parse(key.trim())?;
     let value = parse_value(value.trim());
     let mut root = toml::Value::Table(std::mem::take(table));
-    let result = set_path(&mut root, &path.0, value, key);
+    let result = set_path(&mut root, &path, 0, value);
     if let toml::Value::Table(t) = root {
         *table = t;
     }
     result.map(|_| path)
 }
 
+/// Set `path[depth..]` under `node`. In a list of tables a key picks the entry of that `name`
+/// (`phase.sample.duration`), an index the entry at that position (`instance.0.config…`).
 fn set_path(
     node: &mut toml::Value,
-    segs: &[Seg],
+    path: &KeyPath,
+    depth: usize,
     value: toml::Value,
-    key: &str,
-) -> Result<(), String> {
-    let Some((first, rest)) = segs.split_first() else {
+) -> Result<(), OverrideError> {
+    let Some(first) = path.0.get(depth) else {
         *node = value;
         return Ok(());
     };
+    let key = || path.to_string();
     match (first, node) {
         (Seg::Key(k), toml::Value::Table(t)) => {
             let child = t
                 .entry(k.clone())
                 .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-            set_path(child, rest, value, key)
+            set_path(child, path, depth + 1, value)
         }
         (Seg::Index(i), toml::Value::Array(a)) => {
             let len = a.len();
-            let child = a
-                .get_mut(*i)
-                .ok_or_else(|| format!("{key}: index {i} is out of range (there are {len})"))?;
-            set_path(child, rest, value, key)
+            let child = a.get_mut(*i).ok_or_else(|| OverrideError::OutOfRange {
+                key: key(),
+                index: *i,
+                len,
+            })?;
+            set_path(child, path, depth + 1, value)
         }
-        (Seg::Key(k), _) => Err(format!(
-            "{key}: cannot set {k:?} inside a value that is not a table"
-        )),
-        (Seg::Index(i), _) => Err(format!(
-            "{key}: cannot index [{i}] into a value that is not an array"
-        )),
+        (Seg::Key(k), toml::Value::Array(a)) => {
+            let named = |v: &toml::Value| v.get("name").and_then(|n| n.as_str()) == Some(k);
+            match a.iter().position(named) {
+                Some(i) => set_path(&mut a[i], path, depth + 1, value),
+                None => Err(list_error(path, depth, a)),
+            }
+        }
+        (Seg::Key(k), _) => Err(OverrideError::NotATable {
+            key: key(),
+            name: k.clone(),
+        }),
+        (Seg::Index(i), _) => Err(OverrideError::NotAList {
+            key: key(),
+            index: *i,
+        }),
+    }
+}
+
+/// A key used where the scenario has a list (`[[instance]]`, `[[phase]]`): show the key with
+/// an index in place, and the entries' names when they can be picked by name. A key that no
+/// entry has is taken for a name that is not there, and replaced by the index in the example.
+fn list_error(path: &KeyPath, depth: usize, list: &[toml::Value]) -> OverrideError {
+    let list_key = KeyPath(path.0[..depth].to_vec());
+    let names: Vec<&str> = list
+        .iter()
+        .filter_map(|v| v.get("name").and_then(|n| n.as_str()))
+        .collect();
+    let is_field = match &path.0[depth] {
+        Seg::Key(k) => list.iter().any(|v| v.get(k).is_some()),
+        Seg::Index(_) => false,
+    };
+    let rest = if is_field || names.is_empty() {
+        depth
+    } else {
+        depth + 1
+    };
+    let mut example = list_key.index(0);
+    example.0.extend(path.0[rest..].iter().cloned());
+    OverrideError::List {
+        key: path.to_string(),
+        list: list_key.to_string(),
+        len: list.len(),
+        by_name: if names.is_empty() {
+            String::new()
+        } else {
+            format!(" or its name ({})", names.join(", "))
+        },
+        example: example.to_string().replace('[', ".").replace(']', ""),
     }
 }
 

@@ -10,7 +10,10 @@ use crate::config::{Invalid, KeyPath};
 use crate::engines::EngineConfig;
 use crate::engines::EngineKind;
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+/// A resolved run: what every run shares, the database part when the run has one, then the
+/// synthetic I/O sweeps. A scenario always has a database part; `drivebench sweep` has none.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(try_from = "PlanFile", into = "PlanFile")]
 pub struct Plan {
     pub name: String,
     /// The scenario file this plan was resolved from.
@@ -22,17 +25,174 @@ pub struct Plan {
     pub seed: u64,
     pub report_interval_ms: u64,
     pub target_path: String,
+    /// The database instances, their workload, phases and curve; `None` for a sweep-only run.
+    pub database: Option<DatabaseRun>,
+    /// Synthetic I/O sweeps, run after the database part.
+    pub sweeps: Vec<super::sweep::PlanSweep>,
+}
+
+/// The database part of a run: instances loaded and driven through the phases, then the curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatabaseRun {
+    /// At least one; all of one engine.
     pub instances: Vec<PlanInstance>,
-    #[serde(deserialize_with = "read_workload")]
     pub workload: PlanWorkload,
     pub phases: Vec<PlanPhase>,
     /// `[[curve]]`: a load curve after the phases.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub curve: Option<super::curve::PlanCurve>,
     pub estimates: Estimates,
+}
+
+impl Plan {
+    /// The instances of the database part (none for a sweep-only run).
+    pub fn instances(&self) -> &[PlanInstance] {
+        self.database.as_ref().map_or(&[], |d| &d.instances)
+    }
+
+    /// The plan seen from its database part, when it has one.
+    pub fn database(&self) -> Option<DbPlan<'_>> {
+        self.database.as_ref().map(|db| DbPlan { plan: self, db })
+    }
+}
+
+/// A plan that has a database part, as the database steps read it: the part itself in `db`,
+/// the settings every run shares through the methods.
+#[derive(Debug, Clone, Copy)]
+pub struct DbPlan<'a> {
+    pub plan: &'a Plan,
+    pub db: &'a DatabaseRun,
+}
+
+impl DbPlan<'_> {
+    pub fn seed(&self) -> u64 {
+        self.plan.seed
+    }
+    pub fn target_path(&self) -> &str {
+        &self.plan.target_path
+    }
+    pub fn report_interval_ms(&self) -> u64 {
+        self.plan.report_interval_ms
+    }
+    pub fn time_scale(&self) -> f64 {
+        self.plan.time_scale
+    }
+}
+
+/// The plan as plan.json and result.json hold it: the database part's keys sit beside the
+/// shared ones, and a sweep-only run has no `workload` or `estimates` and empty lists.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "Plan")]
+struct PlanFile {
+    name: String,
+    /// The scenario file this plan was resolved from.
+    scenario_file: String,
+    /// `--set` overrides applied, as given.
+    overrides: Vec<String>,
+    /// Factor applied to every duration (1 = as written).
+    time_scale: f64,
+    seed: u64,
+    report_interval_ms: u64,
+    target_path: String,
+    /// Database instances; empty for a sweep-only run.
+    #[serde(default)]
+    instances: Vec<PlanInstance>,
+    /// What the clients run; absent for a sweep-only run.
+    #[serde(
+        default,
+        deserialize_with = "read_workload",
+        skip_serializing_if = "Option::is_none"
+    )]
+    workload: Option<PlanWorkload>,
+    #[serde(default)]
+    phases: Vec<PlanPhase>,
+    /// `[[curve]]`: a load curve after the phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    curve: Option<super::curve::PlanCurve>,
+    /// Absent for a sweep-only run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    estimates: Option<Estimates>,
     /// Synthetic I/O sweeps, run after the phases.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub sweeps: Vec<super::sweep::PlanSweep>,
+    sweeps: Vec<super::sweep::PlanSweep>,
+}
+
+impl JsonSchema for Plan {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        PlanFile::schema_name()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        PlanFile::json_schema(generator)
+    }
+}
+
+/// Why a plan as read cannot be a plan.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanFileError {
+    #[error("a plan with a workload needs `instances` and `estimates`")]
+    Incomplete,
+    #[error("a plan without a workload has no instances, phases or curve")]
+    Stray,
+}
+
+impl TryFrom<PlanFile> for Plan {
+    type Error = PlanFileError;
+    fn try_from(f: PlanFile) -> Result<Self, Self::Error> {
+        let database = match (f.workload, f.estimates) {
+            (Some(workload), Some(estimates)) if !f.instances.is_empty() => Some(DatabaseRun {
+                instances: f.instances,
+                workload,
+                phases: f.phases,
+                curve: f.curve,
+                estimates,
+            }),
+            (Some(_), _) => return Err(PlanFileError::Incomplete),
+            (None, _) if !f.instances.is_empty() || !f.phases.is_empty() || f.curve.is_some() => {
+                return Err(PlanFileError::Stray);
+            }
+            (None, _) => None,
+        };
+        Ok(Plan {
+            name: f.name,
+            scenario_file: f.scenario_file,
+            overrides: f.overrides,
+            time_scale: f.time_scale,
+            seed: f.seed,
+            report_interval_ms: f.report_interval_ms,
+            target_path: f.target_path,
+            database,
+            sweeps: f.sweeps,
+        })
+    }
+}
+
+impl From<Plan> for PlanFile {
+    fn from(p: Plan) -> Self {
+        let (instances, workload, phases, curve, estimates) = match p.database {
+            Some(d) => (
+                d.instances,
+                Some(d.workload),
+                d.phases,
+                d.curve,
+                Some(d.estimates),
+            ),
+            None => (Vec::new(), None, Vec::new(), None, None),
+        };
+        PlanFile {
+            name: p.name,
+            scenario_file: p.scenario_file,
+            overrides: p.overrides,
+            time_scale: p.time_scale,
+            seed: p.seed,
+            report_interval_ms: p.report_interval_ms,
+            target_path: p.target_path,
+            instances,
+            workload,
+            phases,
+            curve,
+            estimates,
+            sweeps: p.sweeps,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -97,33 +257,23 @@ impl Benchmark {
 }
 
 /// `workload` as read back from plan.json or result.json. A sweep-only result written before
-/// the benchmark became one enum holds a sysbench workload of 0 clients without a `sysbench`
-/// table; it reads as [`PlanWorkload::sweep_only`].
-fn read_workload<'de, D: Deserializer<'de>>(d: D) -> Result<PlanWorkload, D::Error> {
-    let value = serde_json::Value::deserialize(d)?;
+/// the database part became optional holds a placeholder: a sysbench workload of 0 clients
+/// without a `sysbench` table; it reads as no workload.
+fn read_workload<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PlanWorkload>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    let Some(value) = value else {
+        return Ok(None);
+    };
     let no_options = value.get("sysbench").is_none() && value.get("tpcc").is_none();
     if no_options && value.get("clients").and_then(|c| c.as_u64()) == Some(0) {
-        return Ok(PlanWorkload::sweep_only());
+        return Ok(None);
     }
-    PlanWorkload::deserialize(value).map_err(serde::de::Error::custom)
+    PlanWorkload::deserialize(value)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 impl PlanWorkload {
-    /// The workload a sweep-only plan (`drivebench sweep`) carries: none runs, 0 clients.
-    /// Placeholder options until the plan's workload itself is optional.
-    pub fn sweep_only() -> Self {
-        PlanWorkload {
-            benchmark: Benchmark::Sysbench {
-                sysbench: SysbenchOptions::defaults(SysbenchTest::OltpReadWrite),
-            },
-            clients: 0,
-            connections: 0,
-            rate: None,
-            prepare: PrepareMode::Never,
-            max_attempts: 1,
-        }
-    }
-
     /// The sysbench options, when the benchmark is sysbench.
     pub fn sysbench(&self) -> Option<&SysbenchOptions> {
         match &self.benchmark {
@@ -465,10 +615,51 @@ mod tests {
     }
 
     #[test]
-    fn an_old_sweep_only_workload_reads_as_the_sweep_only_workload() {
+    fn an_old_sweep_only_placeholder_reads_as_no_workload() {
         let old = serde_json::json!({"benchmark": "sysbench", "clients": 0, "connections": 0,
                                      "rate": null, "prepare": "never", "max_attempts": 1});
-        assert_eq!(read_workload(old).unwrap(), PlanWorkload::sweep_only());
+        assert_eq!(read_workload(old).unwrap(), None);
+    }
+
+    fn shared_keys() -> serde_json::Value {
+        serde_json::json!({"name": "n", "scenario_file": "s.toml", "overrides": [],
+                           "time_scale": 1.0, "seed": 1, "report_interval_ms": 1000,
+                           "target_path": "/t"})
+    }
+
+    #[test]
+    fn a_sweep_only_plan_is_written_without_workload_and_reads_back() {
+        let plan: Plan = serde_json::from_value(shared_keys()).unwrap();
+        assert!(plan.database.is_none());
+        let json = serde_json::to_value(&plan).unwrap();
+        assert!(json.get("workload").is_none() && json.get("estimates").is_none());
+        assert_eq!(serde_json::from_value::<Plan>(json).unwrap(), plan);
+    }
+
+    fn quickstart_json() -> serde_json::Value {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/quickstart.toml");
+        let plan = crate::scenario::load(&path, &[], 1.0).unwrap();
+        assert!(plan.database.is_some());
+        let json = serde_json::to_value(&plan).unwrap();
+        assert_eq!(serde_json::from_value::<Plan>(json.clone()).unwrap(), plan);
+        json
+    }
+
+    #[test]
+    fn a_plan_with_instances_but_no_workload_is_refused() {
+        let mut json = quickstart_json();
+        json.as_object_mut().unwrap().remove("workload");
+        let err = serde_json::from_value::<Plan>(json).unwrap_err();
+        assert!(err.to_string().contains("without a workload"), "{err}");
+    }
+
+    #[test]
+    fn a_plan_with_a_workload_but_no_instances_is_refused() {
+        let mut json = quickstart_json();
+        json["instances"] = serde_json::json!([]);
+        let err = serde_json::from_value::<Plan>(json).unwrap_err();
+        assert!(err.to_string().contains("needs `instances`"), "{err}");
     }
 
     #[test]

@@ -80,12 +80,14 @@ pub fn resolve(
         seed,
         report_interval_ms,
         target_path,
-        estimates,
-        instances,
-        workload,
-        phases,
+        database: Some(DatabaseRun {
+            instances,
+            workload,
+            phases,
+            curve,
+            estimates,
+        }),
         sweeps,
-        curve,
     })
 }
 

@@ -59,7 +59,18 @@ async fn every_transaction(emu: &Emulator, procedures: bool) {
     ];
     let path = super::common::root().join("scenarios/ci-tpcc-mssql.toml");
     let plan = drivebench::scenario::load(&path, &sets, 1.0).unwrap();
-    let w = Tpcc::new(plan.workload.tpcc().unwrap().clone(), Dialect::Mssql, 1).unwrap();
+    let w = Tpcc::new(
+        plan.database
+            .as_ref()
+            .unwrap()
+            .workload
+            .tpcc()
+            .unwrap()
+            .clone(),
+        Dialect::Mssql,
+        1,
+    )
+    .unwrap();
     if procedures {
         let procs = procs::procedures(Dialect::Mssql).unwrap();
         for name in procs::PROCEDURES {

@@ -28,7 +28,7 @@ use model::Comparison;
 use crate::config::units::format_bytes;
 use crate::report::result::RunReport;
 use crate::report::{RESULT_FILE, ReadError, read_result};
-use crate::scenario::plan::Benchmark;
+use crate::scenario::plan::{Benchmark, PlanWorkload};
 
 /// Why runs cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -92,8 +92,7 @@ fn default_label(r: &RunReport, source: &str) -> String {
 }
 
 /// The workload identity that must match: benchmark, test and data scale.
-fn workload_key(r: &RunReport) -> String {
-    let w = &r.plan.workload;
+fn workload_key(w: &PlanWorkload) -> String {
     match &w.benchmark {
         Benchmark::Sysbench { sysbench: o } => format!(
             "sysbench {} with {} tables x {} rows",
@@ -109,7 +108,10 @@ fn workload_key(r: &RunReport) -> String {
 fn workload_mismatch(db_runs: &[Run]) -> Option<WorkloadMismatch> {
     let workloads: Vec<(String, String)> = db_runs
         .iter()
-        .map(|(_, source, r)| (source.clone(), workload_key(r)))
+        .filter_map(|(_, source, r)| {
+            let db = r.plan.database.as_ref()?;
+            Some((source.clone(), workload_key(&db.workload)))
+        })
         .collect();
     let differ = workloads.iter().any(|(_, k)| *k != workloads[0].1);
     differ.then_some(WorkloadMismatch { workloads })
@@ -146,7 +148,7 @@ pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> 
     // Sweep-only runs have no database workload to match.
     let db_runs: Vec<Run> = runs
         .iter()
-        .filter(|(_, _, r)| !r.plan.instances.is_empty())
+        .filter(|(_, _, r)| r.plan.database.is_some())
         .cloned()
         .collect();
     let mut incomparable = Vec::new();

@@ -142,7 +142,7 @@ fn one() -> u32 {
     1
 }
 
-fn bad(key: &KeyPath, name: &str, message: impl Into<String>) -> Invalid {
+fn bad(key: &KeyPath, name: &str, message: impl std::fmt::Display) -> Invalid {
     Invalid::new(key.key(name), message)
 }
 

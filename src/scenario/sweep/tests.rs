@@ -33,10 +33,26 @@ fn defaults_fill_a_file_once_and_sweep_the_default_curve() {
     assert_eq!((scaled.warmup_ms, scaled.duration_ms), (50, 300));
 }
 
+type Change = fn(&mut SweepSection);
+
+/// Each change makes the default section invalid at `key`, with a message holding `fragment`.
+fn refused_at(cases: &[(Change, &str, &str)]) {
+    for (change, key, fragment) in cases {
+        let mut s = section(|_| {});
+        change(&mut s);
+        let err = resolve(&s, &KeyPath::root(), 1.0).expect_err(fragment);
+        assert_eq!(err.key.to_string(), *key, "{}", err.message);
+        assert!(
+            err.message.contains(fragment),
+            "{key}: {:?} lacks {fragment:?}",
+            err.message
+        );
+    }
+}
+
 #[test]
-fn bad_entries_name_their_key() {
-    type Change = fn(&mut SweepSection);
-    let cases: &[(Change, &str, &str)] = &[
+fn bad_load_entries_name_their_key() {
+    refused_at(&[
         (|s| s.submit_batch = Some(0), "submit_batch", "1"),
         (
             |s| s.profiles = Some(vec!["nope".into()]),
@@ -73,6 +89,12 @@ fn bad_entries_name_their_key() {
             "multiple of 512",
         ),
         (|s| s.threads = Some(0), "threads", "between 1 and 4096"),
+    ]);
+}
+
+#[test]
+fn bad_timing_and_target_entries_name_their_key() {
+    refused_at(&[
         (|s| s.region = Some("0%".into()), "region", "above 0%"),
         (
             |s| s.duration = Some("0s".into()),
@@ -103,18 +125,7 @@ fn bad_entries_name_their_key() {
             "size",
             "only for a file target",
         ),
-    ];
-    for (change, key, fragment) in cases {
-        let mut s = section(|_| {});
-        change(&mut s);
-        let err = resolve(&s, &KeyPath::root(), 1.0).expect_err(fragment);
-        assert_eq!(err.key.to_string(), *key, "{}", err.message);
-        assert!(
-            err.message.contains(fragment),
-            "{key}: {:?} lacks {fragment:?}",
-            err.message
-        );
-    }
+    ]);
 }
 
 #[test]

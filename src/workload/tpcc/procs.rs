@@ -7,21 +7,27 @@
 use super::input::{CustomerRef, Delivery, NewOrder, OrderStatus, Payment, StockLevel};
 use super::input::{Inputs, MAX_ORDER_LINES};
 use crate::engines::Dialect;
+use crate::engines::statements::NoStatements;
 use crate::engines::{EngineError, Rows, Session, Statements, StmtId, Value};
 use crate::metrics::StatementCounts;
 
+/// Why TPC-C's statements or procedures are not there for an engine.
+#[derive(Debug, thiserror::Error)]
+pub enum TpccSqlError {
+    #[error(transparent)]
+    Statements(#[from] NoStatements),
+    #[error("TPC-C as stored procedures is for engine mssql, not {0}")]
+    NoProcedures(&'static str),
+}
+
 /// The procedures' statements file of an engine; only SQL Server has one.
-pub fn procedures(dialect: Dialect) -> Result<Statements, String> {
+pub fn procedures(dialect: Dialect) -> Result<Statements, TpccSqlError> {
     match dialect {
-        Dialect::Mssql => Statements::parse(
+        Dialect::Mssql => Ok(Statements::parse(
             "schemas/tpcc/mssql/procedures.sql",
             include_str!("../../../schemas/tpcc/mssql/procedures.sql"),
-        )
-        .map_err(|e| e.to_string()),
-        other => Err(format!(
-            "TPC-C as stored procedures is for engine mssql, not {}",
-            other.dir()
-        )),
+        )?),
+        other => Err(TpccSqlError::NoProcedures(other.dir())),
     }
 }
 

@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::data::LoadParams;
 use super::deck::Deck;
 use super::input::{Inputs, Terminal};
+use super::procs::TpccSqlError;
 use super::rand::Constants;
 use super::txn::{self, TpccClient};
 use super::{DISTRICTS_PER_WAREHOUSE, KIND_NAMES, pacing, procs, schema};
@@ -67,11 +68,11 @@ pub struct TpccTerminal {
 }
 
 impl Tpcc {
-    pub fn new(opts: TpccOptions, dialect: Dialect, seed: u64) -> Result<Self, String> {
+    pub fn new(opts: TpccOptions, dialect: Dialect, seed: u64) -> Result<Self, TpccSqlError> {
         let load = load_params(seed, String::new());
         Ok(Tpcc {
             constants: run_constants(seed, &load.constants),
-            statements: schema::statements(dialect).map_err(|e| e.to_string())?,
+            statements: schema::statements(dialect)?,
             procedures: if opts.procedures {
                 Some(procs::procedures(dialect)?)
             } else {

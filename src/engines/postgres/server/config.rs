@@ -79,7 +79,7 @@ pub fn render(
         .ok_or_else(|| unusable(&layout.dir, "not valid UTF-8".to_string()))?;
     // A list of directories: double quotes keep commas and spaces in the path.
     let socket_dirs = quoted(&format!("\"{}\"", dir.replace('"', "\"\"")))
-        .map_err(|reason| unusable(&layout.dir, reason))?;
+        .map_err(|e| unusable(&layout.dir, e.to_string()))?;
     let mut lines = vec![
         format!(
             "# drivebench instance {}: rewritten at every start; included by data/postgresql.conf",
@@ -119,7 +119,7 @@ pub fn render(
         .iter()
         .map(|(key, value)| (key.as_str(), value.clone()));
     for (key, value) in settable.chain(extra) {
-        let value = quoted(&value).map_err(|reason| unusable(&layout.config, reason))?;
+        let value = quoted(&value).map_err(|e| unusable(&layout.config, e.to_string()))?;
         lines.push(format!("{key} = {value}"));
     }
     Ok(lines.join("\n") + "\n")
@@ -179,13 +179,16 @@ fn is_setting_name(key: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
+/// A value with a line break or NUL, which a settings file line cannot hold.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} cannot be written into a settings file (line break or NUL)")]
+struct Unwritable(String);
+
 /// A value as a settings file string: single quotes, with quotes doubled and backslashes
 /// escaped; line breaks cannot be written.
-fn quoted(value: &str) -> Result<String, String> {
+fn quoted(value: &str) -> Result<String, Unwritable> {
     if value.contains(['\n', '\r', '\0']) {
-        return Err(format!(
-            "{value:?} cannot be written into a settings file (line break or NUL)"
-        ));
+        return Err(Unwritable(value.to_string()));
     }
     Ok(format!(
         "'{}'",
