@@ -50,6 +50,34 @@ fn a_sqlite_curve_runs_its_points_and_reports_them_with_the_slo() {
     render_in_chromium(&html, tmp.path());
 }
 
+/// A curve's points are results of their own: a run whose only phase is an unrecorded
+/// precondition is accepted and reports its curve.
+#[test]
+fn a_curve_after_an_unrecorded_precondition_is_the_run_s_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let target = tmp.path().join("target");
+    let scenario = root().join("scenarios/ci-curve-sqlite.toml");
+    let args = |cmd: &'static str| {
+        [
+            cmd.to_string(),
+            scenario.display().to_string(),
+            "--set".into(),
+            "phase.precondition.record=false".into(),
+            "--out".into(),
+            out_dir.display().to_string(),
+            "--target".into(),
+            target.display().to_string(),
+            "--quiet".into(),
+        ]
+    };
+    let argv = args("run");
+    let out = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let result = check_curve_run(&out_dir, &[10.0, 50.0, 90.0], 20.0);
+    assert_eq!(result["phases"][0]["recorded"], false);
+}
+
 #[test]
 fn plan_prints_the_curve_and_bad_curve_input_exits_2() {
     let scenario = root().join("scenarios/ci-curve-sqlite.toml");

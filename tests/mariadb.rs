@@ -423,6 +423,32 @@ fn sighup_with_the_terminal_gone_stops_the_server_and_keeps_partial_results() {
     stop_by_signal("HUP", true);
 }
 
+/// Two different stop signals at once (they cannot merge into one): the first starts the
+/// orderly stop, the second aborts it — servers killed, results closed, exit 130.
+#[test]
+fn a_second_signal_aborts_at_once_and_still_closes_the_results() {
+    let r = ServerRun::new(SCENARIO);
+    let mut child = r.spawn_until_running(std::process::Stdio::piped());
+    for signal in ["-INT", "-TERM"] {
+        std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+    }
+    let status = wait_exit(&mut child, Duration::from_secs(30));
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    let result = read_json(&r.out().join("result.json"));
+    assert_eq!(result["status"], "interrupted");
+    let why = result["error"].as_str().unwrap();
+    assert!(why.starts_with("aborted by a second SIGTERM"), "{why}");
+    assert!(err.contains("aborted by a second SIGTERM"), "{err}");
+    validate("schemas/json/result.schema.json", &result);
+    assert!(r.out().join("summary.md").exists());
+    assert!(servers_under(&r.target()).is_empty(), "no server left");
+}
+
 #[test]
 fn mariadb_loads_through_insert_and_needs_no_local_infile() {
     let r = ServerRun::new(SCENARIO);

@@ -155,12 +155,14 @@ const STOP_SIGNALS: [(tokio::signal::unix::SignalKind, &str); 3] = [
 ];
 
 /// First stop signal (SIGINT, SIGTERM or SIGHUP): cancel the run (`what` says what stops) so
-/// partial results are written and the servers we started are stopped; second: exit at once
-/// with 130, killing the servers we started when `kill_servers`.
+/// partial results are written and the servers we started are stopped; second: kill the
+/// servers we started (when `kill_servers`), mark the run directory's result.json interrupted,
+/// write its summary, and exit with 130.
 pub(crate) fn stop_on_signal(
     cancel: tokio_util::sync::CancellationToken,
     what: &'static str,
     kill_servers: bool,
+    run_dir: std::path::PathBuf,
 ) -> tokio::task::JoinHandle<()> {
     // Installed before the task starts, so a signal that arrives right after this call is seen.
     let streams: Vec<_> = STOP_SIGNALS
@@ -182,13 +184,28 @@ pub(crate) fn stop_on_signal(
             "interrupted ({name}): {what} and writing partial results (again to abort at once)"
         ));
         cancel.cancel();
-        if next_signal(&mut streams).await.is_some() {
-            if kill_servers {
-                crate::engines::server::kill_all_registered();
-            }
-            std::process::exit(EXIT_INTERRUPTED);
+        if let Some(second) = next_signal(&mut streams).await {
+            abort(second, kill_servers, &run_dir);
         }
     })
+}
+
+/// Stop at once on a second signal: servers killed, the results closed as far as they got.
+fn abort(signal: &str, kill_servers: bool, run_dir: &std::path::Path) -> ! {
+    let why = if kill_servers {
+        crate::engines::server::kill_all_registered();
+        format!(
+            "aborted by a second {signal}: the private servers were killed without a clean shutdown; \
+             the data they left on the target may be incomplete (reload it with --set workload.prepare=always)"
+        )
+    } else {
+        format!("aborted by a second {signal}")
+    };
+    if let Err(e) = crate::report::close_aborted(run_dir, &why) {
+        crate::report::live::stderr_line(&format!("error: closing the results: {e}"));
+    }
+    crate::report::live::stderr_line(&format!("{why}; results in {}", run_dir.display()));
+    std::process::exit(EXIT_INTERRUPTED);
 }
 
 /// The name of the next signal that arrives on any of `streams`; `None` if none can arrive.

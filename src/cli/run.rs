@@ -85,8 +85,11 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         },
         findings,
     );
+    // From here on a second stop signal closes result.json: it must exist.
+    dir.write_result(&report)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
     let cancel = CancellationToken::new();
-    let stop_signals = super::stop_on_signal(cancel.clone(), "stopping clients", true);
+    let stop_signals = super::stop_on_signal(cancel.clone(), "stopping clients", true, out.clone());
     let mut ctx = protocol::RunCtx {
         report: &mut report,
         dir: &mut dir,

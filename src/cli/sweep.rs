@@ -293,7 +293,10 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
         Vec::new(),
     );
     let cancel = CancellationToken::new();
-    let stop_signals = super::stop_on_signal(cancel.clone(), "stopping the I/O", false);
+    dir.write_result(&report)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let stop_signals =
+        super::stop_on_signal(cancel.clone(), "stopping the I/O", false, out.clone());
     let mut ctx = protocol::RunCtx {
         report: &mut report,
         dir: &mut dir,

@@ -48,6 +48,8 @@ pub struct InstanceExtras {
     pub prebuilt: Option<crate::report::result::CopyReport>,
     /// The URL its clients connect to (server engines; never with a password).
     pub url: Option<String>,
+    /// The process of a private server (its CPU and memory are sampled with the run's).
+    pub pid: Option<u32>,
 }
 
 /// Where a run writes and what it listens to, handed down every protocol step.

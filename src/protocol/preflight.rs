@@ -62,10 +62,19 @@ fn target_findings(plan: &Plan) -> Vec<Finding> {
     let mut out = Vec::new();
     let path = Path::new(&plan.target_path);
     match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => out.push(finding(
-            Level::Ok,
-            format!("target {} exists", plan.target_path),
-        )),
+        Ok(m) if m.is_dir() => match rustix::fs::access(path, rustix::fs::Access::WRITE_OK) {
+            Ok(()) => out.push(finding(
+                Level::Ok,
+                format!("target {} exists", plan.target_path),
+            )),
+            Err(e) => out.push(finding(
+                Level::Error,
+                format!(
+                    "target {} cannot be written ({e}); `run` would refuse",
+                    plan.target_path
+                ),
+            )),
+        },
         Ok(_) => out.push(finding(
             Level::Error,
             format!("target {} is not a directory", plan.target_path),
@@ -93,6 +102,15 @@ fn target_findings(plan: &Plan) -> Vec<Finding> {
 /// The engine, the clients' writes and memory, the open-files limit.
 fn database_findings(db: &DatabaseRun, out: &mut Vec<Finding>) {
     single_writer(db, out);
+    for inst in db
+        .instances
+        .iter()
+        .filter(|i| i.provision == Provision::External)
+    {
+        if let Err(e) = password(inst) {
+            out.push(finding(Level::Error, format!("{e}; `run` would refuse")));
+        }
+    }
     if let Some(missing) = missing_server(db) {
         out.push(finding(Level::Error, missing));
     }

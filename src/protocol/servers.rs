@@ -149,8 +149,9 @@ async fn connect_and_run<K: Server>(
     let mut connectors = Vec::new();
     let mut extras = Vec::new();
     for (i, inst) in plan.db.instances.iter().enumerate() {
-        let (url, password) = match servers.iter().find(|(j, _)| *j == i) {
-            Some((_, server)) => (K::url(server), K::password(server)),
+        let private = servers.iter().find(|(j, _)| *j == i).map(|(_, s)| s);
+        let (url, password) = match private {
+            Some(server) => (K::url(server), K::password(server)),
             None => match password(inst) {
                 Ok(p) => (inst.url.clone().unwrap_or_default(), p),
                 Err(e) => return Ending::failed(Stage::Setup, e),
@@ -172,6 +173,7 @@ async fn connect_and_run<K: Server>(
             variables: vars,
             prebuilt: copies.get_mut(i).and_then(Option::take),
             url: Some(url),
+            pid: private.map(K::pid),
         });
         connectors.push(Arc::new(connector));
     }

@@ -156,24 +156,57 @@ impl RunDir {
     }
 
     pub fn write_result(&self, report: &RunReport) -> Result<(), OutputError> {
+        let _writing = lock_results();
         write_json(&self.path.join(RESULT_FILE), report)
     }
 
     /// result.json plus the files derived from it.
     pub fn finish(&self, report: &RunReport) -> Result<(), OutputError> {
-        self.write_result(report)?;
-        let p = self.path.join(SUMMARY_FILE);
-        write_atomic(&p, markdown::summary(report).as_bytes())?;
-        if !report.sweeps.is_empty() {
-            let csv = sweeps::csv(&report.sweeps);
-            write_atomic(&self.path.join(SWEEPS_FILE), csv.as_bytes())?;
-        }
-        if !report.curves.is_empty() {
-            let csv = curves::csv(&report.curves);
-            write_atomic(&self.path.join(CURVES_FILE), csv.as_bytes())?;
-        }
-        write_atomic(&self.path.join(HTML_FILE), html::page(report).as_bytes())
+        let _writing = lock_results();
+        finish_files(&self.path, report)
     }
+}
+
+/// Held while result.json is written, so an abort never interleaves with a write.
+static RESULTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn lock_results() -> std::sync::MutexGuard<'static, ()> {
+    RESULTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// result.json, summary.md, report.html, and sweeps.csv / curves.csv when there are any.
+fn finish_files(dir: &Path, report: &RunReport) -> Result<(), OutputError> {
+    write_json(&dir.join(RESULT_FILE), report)?;
+    write_atomic(
+        &dir.join(SUMMARY_FILE),
+        markdown::summary(report).as_bytes(),
+    )?;
+    if !report.sweeps.is_empty() {
+        let csv = sweeps::csv(&report.sweeps);
+        write_atomic(&dir.join(SWEEPS_FILE), csv.as_bytes())?;
+    }
+    if !report.curves.is_empty() {
+        let csv = curves::csv(&report.curves);
+        write_atomic(&dir.join(CURVES_FILE), csv.as_bytes())?;
+    }
+    write_atomic(&dir.join(HTML_FILE), html::page(report).as_bytes())
+}
+
+/// A run aborted at once (a second stop signal): its last result.json marked interrupted with
+/// `why`, and summary.md and report.html written from it. series.csv stays as written live.
+/// Holds the results lock for good: the process is about to exit, and nothing may write after.
+pub fn close_aborted(dir: &Path, why: &str) -> Result<(), RegenerateError> {
+    let writing = lock_results();
+    let mut report = read_result(&dir.join(RESULT_FILE))?;
+    report.status = result::RunStatus::Interrupted;
+    report.complete = false;
+    report.finished_at = Some(crate::config::units::utc_now());
+    report.error = Some(why.to_string());
+    finish_files(dir, &report)?;
+    std::mem::forget(writing);
+    Ok(())
 }
 
 /// Read and check a result.json.

@@ -68,6 +68,12 @@ pub fn resolve(
     let curve = super::curve::resolve(&file.curve, &root.key("curve"), time_scale)?;
     if curve.is_some() {
         workload.check_curve(&root.key("curve"))?;
+    } else if !phases.iter().any(|p| p.record) {
+        // A curve records its points; without one, a recorded phase is the only result.
+        return Err(Invalid::new(
+            root.key("phase"),
+            "no phase has record = true and there is no [[curve]], so nothing would be reported",
+        ));
     }
 
     check_engines_run_workload(&instances, &workload, &root)?;
@@ -600,12 +606,6 @@ fn resolve_phases(
             record: p.record.unwrap_or(true),
         });
         offset += duration_ms;
-    }
-    if !out.iter().any(|p| p.record) {
-        return Err(Invalid::new(
-            key.clone(),
-            "no phase has record = true, so nothing would be reported",
-        ));
     }
     Ok(out)
 }

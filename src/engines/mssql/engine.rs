@@ -100,6 +100,10 @@ impl Server for Mssql {
         Some(dir.join(PASSWORD_FILE))
     }
 
+    fn pid(i: &MssqlInstance) -> u32 {
+        i.pid()
+    }
+
     fn describe(i: &MssqlInstance) -> String {
         format!("127.0.0.1:{} (pid {})", i.port(), i.pid())
     }

@@ -112,6 +112,10 @@ impl<const MARIADB: bool> Server for MysqlFamily<MARIADB> {
         i.url()
     }
 
+    fn pid(i: &MysqlInstance) -> u32 {
+        i.pid()
+    }
+
     fn describe(i: &MysqlInstance) -> String {
         format!("127.0.0.1:{} (pid {})", i.port(), i.pid())
     }
@@ -141,6 +145,10 @@ impl<const MARIADB: bool> Server for MysqlFamily<MARIADB> {
     }
 
     /// 32 clients on 100 tables prepare 28,864 statements, above MySQL's default 16,382.
+    fn missing(config: &MysqlConfig) -> Option<ProvisionError> {
+        super::server::locate_server(config.server_bin.as_deref().map(Path::new)).err()
+    }
+
     fn check_limits(demand: &Demand, vars: &BTreeMap<String, String>) -> Result<(), LimitError> {
         let clients = u64::from(demand.connections);
         let needs = [

@@ -7,6 +7,12 @@ mod config;
 mod init;
 mod launch;
 mod locate;
+
+/// Whether a server binary is there to start (`server_bin`, or the usual places): checked
+/// before anything starts.
+pub fn locate_server(server_bin: Option<&std::path::Path>) -> Result<(), ProvisionError> {
+    locate::server(server_bin).map(|_| ())
+}
 #[cfg(test)]
 mod tests;
 

@@ -99,6 +99,10 @@ impl Server for Postgres {
         i.url()
     }
 
+    fn pid(i: &PostgresInstance) -> u32 {
+        i.pid()
+    }
+
     fn describe(i: &PostgresInstance) -> String {
         format!("127.0.0.1:{} (pid {})", i.port(), i.pid())
     }
@@ -125,6 +129,10 @@ impl Server for Postgres {
             .unwrap_or_default()
             .into_iter()
             .collect()
+    }
+
+    fn missing(config: &PostgresConfig) -> Option<ProvisionError> {
+        super::server::locate_server(config.server_bin.as_deref().map(Path::new)).err()
     }
 
     fn check_limits(demand: &Demand, vars: &BTreeMap<String, String>) -> Result<(), LimitError> {

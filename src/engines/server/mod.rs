@@ -67,6 +67,8 @@ pub trait Server: Engine {
     }
     /// e.g. "127.0.0.1:40123 (pid 4242)".
     fn describe(i: &Self::Instance) -> String;
+    /// The process id of the server (the parent of its worker processes, if it has any).
+    fn pid(i: &Self::Instance) -> u32;
     /// Clean shutdown. Blocking.
     fn stop(i: &mut Self::Instance) -> Result<(), ProvisionError>;
     /// Leave running; how to connect.

@@ -1,0 +1,131 @@
+//! What preflight refuses before anything starts: `plan` shows it as an error finding, `run`
+//! exits 2 without creating the run directory or starting a server — a missing `server_bin`, an
+//! unset `password_env`, a target that cannot be written.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{run, text};
+
+/// `run` refused before anything started: exit 2, `message` on stderr, no run directory.
+fn assert_refused(args: &[&str], out_dir: &Path, message: &str) {
+    let out = run(args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(message), "{err}");
+    assert!(!out_dir.exists(), "nothing created: {}", out_dir.display());
+}
+
+#[test]
+fn a_server_bin_that_does_not_exist_is_refused_by_plan_and_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    for (scenario, key) in [
+        (
+            "scenarios/ci-sysbench-mariadb.toml",
+            "instance.0.config.server_bin",
+        ),
+        (
+            "scenarios/ci-sysbench-postgres.toml",
+            "instance.0.config.server_bin",
+        ),
+    ] {
+        let set = format!("{key}=\"/nonexistent/server\"");
+        let out = run(&["plan", scenario, "--set", &set]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+        assert!(
+            text(&out.stderr).contains("/nonexistent/server"),
+            "{}",
+            text(&out.stderr)
+        );
+        let target = tmp.path().join("target");
+        assert_refused(
+            &[
+                "run",
+                scenario,
+                "--set",
+                &set,
+                "--out",
+                out_dir.to_str().unwrap(),
+                "--target",
+                target.to_str().unwrap(),
+            ],
+            &out_dir,
+            "/nonexistent/server",
+        );
+        assert!(!target.exists(), "no target created for {scenario}");
+    }
+}
+
+#[test]
+fn an_unset_password_variable_is_an_error_finding_of_plan() {
+    let out = run(&[
+        "plan",
+        "scenarios/ci-sysbench-mariadb.toml",
+        "--set",
+        "instance.0.provision=external",
+        "--set",
+        "instance.0.url=\"mysql://bench@127.0.0.1:1/sbtest\"",
+        "--set",
+        "instance.0.password_env=DRIVEBENCH_TEST_UNSET_PASSWORD",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("error    instance mariadb-1: password_env DRIVEBENCH_TEST_UNSET_PASSWORD is not set; `run` would refuse"),
+        "{stdout}"
+    );
+}
+
+/// A read-only bind mount over a directory, undone on drop.
+struct ReadOnly<'a>(&'a Path);
+
+impl<'a> ReadOnly<'a> {
+    fn mount(dir: &'a Path) -> Option<Self> {
+        let ok = |args: &[&str]| {
+            Command::new("mount")
+                .args(args)
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let d = dir.to_str().unwrap();
+        if !ok(&["--bind", d, d]) {
+            return None;
+        }
+        let guard = ReadOnly(dir);
+        ok(&["-o", "remount,ro,bind", d]).then_some(guard)
+    }
+}
+
+impl Drop for ReadOnly<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0).status();
+    }
+}
+
+#[test]
+fn a_read_only_target_is_refused_before_anything_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let Some(_ro) = ReadOnly::mount(&target) else {
+        eprintln!("skipped: cannot make a read-only bind mount here (needs root)");
+        return;
+    };
+    let out_dir = tmp.path().join("run");
+    assert_refused(
+        &[
+            "run",
+            "scenarios/quickstart.toml",
+            "--time-scale",
+            "0.01",
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+        ],
+        &out_dir,
+        "cannot be written",
+    );
+}
