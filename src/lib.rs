@@ -37,6 +37,9 @@
 //!   wait, stop) and `Server` implementation; shared: the `Connector`/`Session` abstraction,
 //!   `Value`, error classes, SQL `Dialect`s, the one `dispatch` on `EngineKind`, and `server`,
 //!   the private-server lifecycle on the target.
+//! - [`telemetry`]: a leaf that reads `/proc` and `/sys`: device counters at the physical
+//!   members under the target, host CPU, page cache, pressure and named processes, sampled at
+//!   instants, turned into interval and phase figures, and the bottleneck verdict.
 //! - Leaves, using no other module: [`curve`] (the sans-IO curve driver and SLO search shared by
 //!   I/O sweeps and database curves, the SNIA steady-state rule, a point's backlog judgement),
 //!   [`config`] (units, key paths, scenario errors, typed setting values), [`rng`] (a virtual
@@ -54,4 +57,5 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod target;
+pub mod telemetry;
 pub mod workload;
