@@ -154,3 +154,59 @@ fn a_tpcc_run_and_a_sysbench_run_are_refused_as_different_workloads() {
     );
     assert!(!out_dir.exists(), "nothing written");
 }
+
+/// A copy of fixture `from` whose last recorded phase carries a telemetry verdict `bound`.
+fn with_verdict(from: &str, bound: &str, dir: &std::path::Path) -> String {
+    let mut r = common::read_json(&root().join(from));
+    let phase = r["phases"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .rev()
+        .find(|p| p["recorded"] == true)
+        .unwrap();
+    let summary: serde_json::Value = serde_json::json!({
+        "elapsed_ms": 1000.0, "device": null, "cpu": null, "memory": null,
+        "pressure": {}, "own_process": null, "processes": []
+    });
+    phase["telemetry"] = serde_json::json!({
+        "summary": summary,
+        "derived": {"tps": 1.0, "device_iops": null, "device_ios_per_tx": null,
+                    "device_read_bytes_per_tx": null, "device_written_bytes_per_tx": null,
+                    "device_flushes_per_commit": null},
+        "verdict": {"bound": bound, "reason": format!("recorded as {bound}"), "deciding": []},
+        "series": []
+    });
+    let path = dir.join(format!("{bound}.json"));
+    std::fs::write(&path, serde_json::to_string(&r).unwrap()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_ranking_of_runs_that_were_not_drive_bound_is_flagged_per_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = with_verdict(A, "host_cpu", tmp.path());
+    let drive = with_verdict(B, "drive", tmp.path());
+    let out_dir = tmp.path().join("cmp");
+    let out = run(&["compare", &host, &drive, "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    let (top, _) = md.split_once("| run |").unwrap();
+    assert!(
+        top.contains("this ranking measures the host, not the drives"),
+        "{md}"
+    );
+    assert!(
+        top.contains("host-CPU-bound — recorded as host_cpu"),
+        "{top}"
+    );
+    assert!(!top.contains("recorded as drive"), "{top}");
+    let html = std::fs::read_to_string(out_dir.join("compare.html")).unwrap();
+    assert!(html.contains("this ranking measures the host, not the drives"));
+    // Both drive-bound: no warning.
+    let sub = tmp.path().join("a");
+    std::fs::create_dir(&sub).unwrap();
+    let drive_a = with_verdict(A, "drive", &sub);
+    let out = run(&["compare", &drive_a, &drive]);
+    assert!(!text(&out.stdout).contains("measures the host"));
+}

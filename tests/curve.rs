@@ -44,9 +44,10 @@ fn a_sqlite_curve_runs_its_points_and_reports_them_with_the_slo() {
     let stderr = text(&out.stderr) + &stdout;
     assert!(stderr.contains("max TPS at p99 <= 20 ms: "), "{stderr}");
     let html = out_dir.join("report.html");
-    // The overview charts, the distribution of the recorded precondition, and the curve.
+    // The overview charts (TPS, latency, the drive's operations, throughput and await, host
+    // CPU), the distribution of the recorded precondition, and the curve.
     let page = std::fs::read_to_string(&html).unwrap();
-    assert_eq!(page.matches("<svg").count(), 4);
+    assert_eq!(page.matches("<svg").count(), 8);
     render_in_chromium(&html, tmp.path());
 }
 

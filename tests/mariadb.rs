@@ -29,6 +29,19 @@ fn a_private_instance_runs_the_protocol_and_leaves_nothing_behind() {
     let tx = s["transactions"].as_u64().unwrap();
     assert!(tx > 100, "{s}");
     assert_eq!(s["queries"]["reads"].as_u64().unwrap(), tx * 14);
+    // Two cores shared by the clients and the server: the host's CPU, not the drive, limits.
+    let t = &result["phases"][1]["telemetry"];
+    assert_eq!(t["verdict"]["bound"], "host_cpu", "{}", t["verdict"]);
+    let server = &t["summary"]["processes"][0];
+    assert_eq!(server["name"], "mariadb-1");
+    assert!(server["cpu_pct"].as_f64().unwrap() > 10.0, "{server}");
+    assert!(
+        t["derived"]["device_written_bytes_per_tx"]
+            .as_f64()
+            .unwrap_or(0.0)
+            > 0.0,
+        "{t}"
+    );
     assert!(
         servers_under(&r.target()).is_empty(),
         "no server left running"

@@ -36,9 +36,16 @@ fn the_quickstart_report_is_self_contained_and_regenerated_from_result_json() {
     }
     assert_eq!(
         html.matches("<svg").count(),
-        3,
-        "two time charts and one distribution"
+        7,
+        "two time charts, three of the drive, one of the host's CPU, one distribution"
     );
+    for needle in [
+        "What limited it: ",
+        "Drive: operations per second",
+        "Host CPU (share of all CPUs)",
+    ] {
+        assert!(html.contains(needle), "{needle} missing");
+    }
     assert!(!html.contains("TPC-C"), "no TPC-C section for sysbench");
     let lower = html.to_lowercase();
     for banned in ["http://", "https://", "<script", "src=", "@import", "url("] {

@@ -90,11 +90,40 @@ fn quickstart_at_a_tenth_of_its_length_writes_a_complete_run_directory() {
         rows + 1,
         "one csv row per interval and instance"
     );
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert!(header.contains(&"dev_written_bytes") && header.contains(&"cpu_busy_pct"));
+    assert!(csv.lines().all(|l| l.split(',').count() == header.len()));
+    let busy = header.iter().position(|c| *c == "cpu_busy_pct").unwrap();
+    assert!(
+        csv.lines()
+            .skip(1)
+            .all(|l| !l.split(',').nth(busy).unwrap().is_empty()),
+        "every row has the host's CPU figures"
+    );
+    for p in phases {
+        let t = &p["telemetry"];
+        assert_eq!(
+            t["series"].as_array().unwrap().len(),
+            p["series"].as_array().unwrap().len()
+        );
+        let bound = t["verdict"]["bound"].as_str().unwrap();
+        assert!(
+            ["drive", "host_cpu", "client", "unclear"].contains(&bound),
+            "{bound}"
+        );
+        assert!(
+            t["summary"]["cpu"]["busy_pct"].as_f64().unwrap() > 0.0,
+            "{t}"
+        );
+        assert!(t["derived"]["tps"].as_f64().unwrap() > 0.0);
+    }
+    assert!(result["device_stack"]["resolution"].is_string());
     let summary = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
     assert!(
         summary.contains("| sqlite-1 |") && summary.contains("**total**"),
         "{summary}"
     );
+    assert!(summary.contains("What limited it: **"), "{summary}");
 
     // `report` regenerates the derived files from result.json alone.
     std::fs::remove_file(out_dir.join("summary.md")).unwrap();

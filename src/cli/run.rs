@@ -95,6 +95,7 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         dir: &mut dir,
         console: &console,
         cancel: &cancel,
+        telemetry: None,
     };
     let ending = protocol::run(&plan, &mut ctx).await;
     stop_signals.abort();

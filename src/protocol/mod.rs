@@ -18,6 +18,7 @@ pub mod preflight;
 pub mod recheck;
 pub mod servers;
 pub mod sweeps;
+pub mod telemetry;
 mod tpcc;
 
 use std::collections::BTreeMap;
@@ -58,6 +59,8 @@ pub struct RunCtx<'a> {
     pub dir: &'a mut RunDir,
     pub console: &'a Console,
     pub cancel: &'a CancellationToken,
+    /// Drive and host telemetry, from the moment the instances run (none before).
+    pub telemetry: Option<telemetry::Probe>,
 }
 
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.
@@ -134,6 +137,16 @@ pub(crate) async fn run_with<C: Connector>(
     let Some(dialect) = dialect else {
         return Ending::failed(Stage::Setup, Reason("no instances".into()));
     };
+    let servers = plan
+        .db
+        .instances
+        .iter()
+        .zip(&extras)
+        .filter_map(|(i, e)| Some((i.name.clone(), e.pid?)))
+        .collect();
+    let probe = telemetry::Probe::new(std::path::Path::new(plan.target_path()), servers);
+    ctx.report.device_stack = Some(probe.devices().clone());
+    ctx.telemetry = Some(probe);
     ctx.report.instances = plan
         .db
         .instances

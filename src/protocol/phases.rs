@@ -15,8 +15,10 @@ use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{Recorded, histogram};
 use crate::report::live::interval_line;
 use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
+use crate::report::telemetry::{PhaseTelemetry, TelemetryRow};
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::PlanPhase;
+use crate::telemetry::Totals;
 
 /// What a benchmark adds to the phases: called once before the clock starts and once per
 /// phase, after it is closed and before it is written.
@@ -39,6 +41,9 @@ impl PhaseHooks for () {
 struct Sampled {
     totals: Vec<Recorded>,
     series: Vec<SeriesRow>,
+    /// Telemetry of each interval, and their sum (when the run has a probe).
+    telemetry: Vec<TelemetryRow>,
+    telemetry_totals: Totals,
     last_tick: Instant,
     stop: Option<Ending>,
 }
@@ -58,6 +63,9 @@ pub async fn run_phases(
     ));
     hooks.before_start().await;
     let t0 = fleet.start();
+    if let Some(probe) = ctx.telemetry.as_mut() {
+        probe.restart();
+    }
     let mut phase_start = t0;
     for phase in &plan.db.phases {
         let bar = ctx
@@ -74,6 +82,20 @@ pub async fn run_phases(
         };
         let mut stop = sampled.stop;
         let mut closed = close_phase(plan, phase, kinds, &sampled.totals, sampled.series, timing);
+        if ctx.telemetry.is_some() {
+            let paced = plan.db.workload.rate.is_some();
+            let t = PhaseTelemetry::close(
+                sampled.telemetry,
+                &sampled.telemetry_totals,
+                &closed.summary,
+                paced,
+            );
+            if phase.record {
+                ctx.console
+                    .line(&format!("{}: {}", phase.name, t.verdict_line()));
+            }
+            closed.telemetry = Some(t);
+        }
         hooks.phase_closed(phase, &mut closed).await;
         ctx.report.phases.push(closed);
         phase_start = sampled.last_tick;
@@ -104,6 +126,8 @@ async fn sample_phase(
             .map(|_| Recorded::new(kinds.len()))
             .collect(),
         series: Vec::new(),
+        telemetry: Vec::new(),
+        telemetry_totals: Totals::default(),
         last_tick: phase_start,
         stop: None,
     };
@@ -147,6 +171,7 @@ fn record_interval(
     ctx: &mut RunCtx<'_>,
 ) {
     let clients = plan.db.workload.clients;
+    let telemetry = ctx.telemetry.as_mut().map(|p| p.tick());
     let mut interval_total = Recorded::new(kinds.len());
     for (i, r) in recorded.iter().enumerate() {
         let summary = Summary::from_recorded(r, kinds, secs);
@@ -157,12 +182,19 @@ fn record_interval(
             clients,
             &summary,
         );
-        if let Err(e) = ctx.dir.append_series(&row) {
+        if let Err(e) = ctx.dir.append_series(&row, telemetry.as_ref()) {
             s.stop.get_or_insert(Ending::failed(Stage::Results, e));
         }
         s.series.push(row);
         s.totals[i].merge(r);
         interval_total.merge(r);
+    }
+    if let Some(figures) = telemetry {
+        s.telemetry_totals.add(&figures);
+        s.telemetry.push(TelemetryRow {
+            elapsed_s: at_s,
+            figures,
+        });
     }
     let summary = Summary::from_recorded(&interval_total, kinds, secs);
     ctx.console.line(&interval_line(
@@ -215,5 +247,6 @@ fn close_phase(
         per_instance,
         series,
         tpcc: None,
+        telemetry: None,
     }
 }

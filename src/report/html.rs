@@ -39,6 +39,9 @@ pub fn page(r: &RunReport) -> String {
     let recorded = r.phases.iter().filter(|p| p.recorded);
     for phase in recorded.chain(r.phases.iter().filter(|p| !p.recorded)) {
         summary_table(&mut s, phase);
+        if let Some(t) = phase.telemetry.as_ref().filter(|_| phase.recorded) {
+            super::html_telemetry::verdict(&mut s, t);
+        }
     }
     if r.phases.is_empty() && r.plan.database.is_some() {
         s.push_str("<p>No phase was measured.</p>");
@@ -244,6 +247,7 @@ fn over_time(s: &mut String, r: &RunReport) {
         lat.extend([avg, p99]);
     }
     s.push_str(&render(&chart("Latency per interval", "ms", lat)));
+    super::html_telemetry::over_time(s, r, &markers);
 }
 
 /// Response time by percentile, from the phase's stored histogram (microseconds).

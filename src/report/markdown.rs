@@ -20,6 +20,9 @@ pub fn summary(r: &RunReport) -> String {
         .chain(r.phases.iter().filter(|p| !p.recorded));
     for phase in ordered {
         phase_table(&mut s, phase);
+        if let Some(t) = &phase.telemetry {
+            super::telemetry::markdown(&mut s, t);
+        }
     }
     if r.phases.is_empty() && p.database.is_some() {
         let _ = writeln!(s, "\nNo phase was measured.");

@@ -9,6 +9,7 @@ mod curves_tests;
 pub mod host;
 pub mod html;
 mod html_curves;
+mod html_telemetry;
 mod html_tpcc;
 pub mod live;
 pub mod markdown;
@@ -16,6 +17,7 @@ pub mod result;
 pub mod stats;
 pub mod svg;
 pub mod sweeps;
+pub mod telemetry;
 pub mod tpcc;
 
 use std::fs::{File, OpenOptions};
@@ -23,6 +25,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use result::SeriesRow;
+
+use crate::telemetry::IntervalTelemetry;
 pub use result::{OLDEST_SCHEMA_VERSION, RunReport, SCHEMA_VERSION};
 
 pub const PLAN_FILE: &str = "plan.json";
@@ -142,16 +146,22 @@ impl RunDir {
             .truncate(true)
             .open(&series_path)
             .map_err(out_err(&series_path))?;
-        writeln!(series, "{}", SeriesRow::CSV_HEADER).map_err(out_err(&series_path))?;
+        writeln!(series, "{}", series_header()).map_err(out_err(&series_path))?;
         Ok(RunDir {
             path: path.to_path_buf(),
             series,
         })
     }
 
-    pub fn append_series(&mut self, row: &SeriesRow) -> Result<(), OutputError> {
+    /// One series.csv row: an instance's interval, then the interval's telemetry (empty cells
+    /// when there is none).
+    pub fn append_series(
+        &mut self,
+        row: &SeriesRow,
+        telemetry: Option<&IntervalTelemetry>,
+    ) -> Result<(), OutputError> {
         let p = self.path.join(SERIES_FILE);
-        writeln!(self.series, "{}", row.csv_line()).map_err(out_err(&p))?;
+        writeln!(self.series, "{}", series_line(row, telemetry)).map_err(out_err(&p))?;
         self.series.flush().map_err(out_err(&p))
     }
 
@@ -165,6 +175,23 @@ impl RunDir {
         let _writing = lock_results();
         finish_files(&self.path, report)
     }
+}
+
+/// series.csv's header: the interval's figures, then the telemetry columns.
+pub fn series_header() -> String {
+    format!(
+        "{},{}",
+        SeriesRow::CSV_HEADER,
+        IntervalTelemetry::csv_header()
+    )
+}
+
+fn series_line(row: &SeriesRow, telemetry: Option<&IntervalTelemetry>) -> String {
+    let cells = match telemetry {
+        Some(t) => t.csv_fields(),
+        None => ",".repeat(IntervalTelemetry::csv_header().matches(',').count()),
+    };
+    format!("{},{cells}", row.csv_line())
 }
 
 /// Held while result.json is written, so an abort never interleaves with a write.
@@ -227,11 +254,13 @@ pub fn read_result(path: &Path) -> Result<RunReport, ReadError> {
 /// directory from its result.json.
 pub fn regenerate(dir: &Path) -> Result<RunReport, RegenerateError> {
     let report = read_result(&dir.join(RESULT_FILE))?;
-    let mut csv = String::from(SeriesRow::CSV_HEADER);
+    let mut csv = series_header();
     csv.push('\n');
     for phase in &report.phases {
+        let rows = phase.telemetry.as_ref().map_or(&[][..], |t| &t.series[..]);
         for row in &phase.series {
-            csv.push_str(&row.csv_line());
+            let at = rows.iter().find(|t| t.elapsed_s == row.elapsed_s);
+            csv.push_str(&series_line(row, at.map(|t| &t.figures)));
             csv.push('\n');
         }
     }

@@ -51,6 +51,9 @@ pub struct RunReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub curves: Vec<super::curves::CurveReport>,
     pub warnings: Vec<String>,
+    /// The devices under the target that telemetry read, as resolved when the phases began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_stack: Option<crate::telemetry::Devices>,
 }
 
 impl RunReport {
@@ -73,6 +76,7 @@ impl RunReport {
             checks: Vec::new(),
             checked_at: None,
             curves: Vec::new(),
+            device_stack: None,
             warnings: Vec::new(),
         }
     }
@@ -138,6 +142,9 @@ pub struct PhaseReport {
     /// TPC-C figures of a recorded phase (tpmC, NOPM, efficiency, mix, response-time limits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpcc: Option<super::tpcc::TpccPhase>,
+    /// What the drive and the host did, and what held the phase back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<super::telemetry::PhaseTelemetry>,
 }
 
 impl PhaseReport {

@@ -31,6 +31,9 @@ pub struct RunEntry {
     pub curve: Option<CurveFigures>,
     /// Whether the run has a recorded database phase and is ranked (a sweep-only run is not).
     pub ranked: bool,
+    /// What limited the compared phase, when the run has telemetry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::telemetry::Verdict>,
     /// Total TPS per report interval of the phase (the samples of the significance test).
     #[serde(skip)]
     pub interval_tps: Vec<f64>,
@@ -54,6 +57,9 @@ impl RunEntry {
             tpcc: phase.and_then(tpcc_figures),
             curve: curve_figures(r),
             ranked: phase.is_some(),
+            verdict: phase
+                .and_then(|p| p.telemetry.as_ref())
+                .map(|t| t.verdict.clone()),
             interval_tps: phase
                 .map(|p| p.total_tps().into_iter().map(|(_, tps)| tps).collect())
                 .unwrap_or_default(),

@@ -18,7 +18,20 @@ pub fn page(c: &Comparison) -> String {
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drivebench compare</title><style>",
     );
     s.push_str(crate::report::html::STYLE);
-    s.push_str("</style></head><body><h1>drivebench compare</h1><table><tr><th>run</th><th>source</th><th>scenario</th><th>started</th><th>phase</th><th>complete</th></tr>");
+    s.push_str("</style></head><body><h1>drivebench compare</h1>");
+    let limited = c.not_drive_bound();
+    if !limited.is_empty() {
+        let _ = write!(
+            s,
+            "<p class=\"warn\"><b>Warning: {}.</b></p><ul>",
+            super::model::NOT_DRIVE_BOUND
+        );
+        for line in &limited {
+            let _ = write!(s, "<li class=\"warn\">{}</li>", escape(line));
+        }
+        s.push_str("</ul>");
+    }
+    s.push_str("<table><tr><th>run</th><th>source</th><th>scenario</th><th>started</th><th>phase</th><th>complete</th></tr>");
     for e in &c.runs {
         let _ = write!(
             s,

@@ -12,8 +12,17 @@ use super::tpcc;
 
 /// compare.md, also printed.
 pub fn page(c: &Comparison) -> String {
-    let mut s = String::from(
-        "# drivebench compare\n\n| run | source | scenario | started | compared phase | complete |\n|---|---|---|---|---|---|\n",
+    let mut s = String::from("# drivebench compare\n\n");
+    let limited = c.not_drive_bound();
+    if !limited.is_empty() {
+        let _ = writeln!(s, "**Warning: {}.**\n", super::model::NOT_DRIVE_BOUND);
+        for line in &limited {
+            let _ = writeln!(s, "- {line}");
+        }
+        s.push('\n');
+    }
+    s.push_str(
+        "| run | source | scenario | started | compared phase | complete |\n|---|---|---|---|---|---|\n",
     );
     for e in &c.runs {
         let _ = writeln!(

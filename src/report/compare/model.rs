@@ -25,6 +25,32 @@ pub struct Comparison {
     pub curves: Option<CurveComparison>,
 }
 
+impl Comparison {
+    /// The ranked runs whose compared phase was not drive-bound, one line each: a ranking that
+    /// includes them measures the host (or the client), not the drives.
+    pub fn not_drive_bound(&self) -> Vec<String> {
+        self.runs
+            .iter()
+            .filter(|e| e.ranked)
+            .filter_map(|e| {
+                let v = e.verdict.as_ref()?;
+                (v.bound != crate::telemetry::Bound::DriveBound).then(|| {
+                    format!(
+                        "{}: {} — {}",
+                        e.label,
+                        crate::report::telemetry::bound_name(v.bound),
+                        v.reason
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// The warning above a ranking that includes runs that were not drive-bound.
+pub const NOT_DRIVE_BOUND: &str =
+    "this ranking measures the host, not the drives: these runs were not drive-bound";
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Group {
     pub instances: usize,

@@ -1,0 +1,39 @@
+//! The run's telemetry probe: a sampler of the target's drive, the host and the private
+//! servers, read at every report tick; each tick gives the interval since the previous one.
+
+use std::path::Path;
+
+use crate::telemetry::{Devices, IntervalTelemetry, Sampler, Snapshot};
+
+/// A sampler and its last snapshot.
+pub struct Probe {
+    sampler: Sampler,
+    last: Snapshot,
+}
+
+impl Probe {
+    /// Sample the drive under `target`, the host, and the named server processes.
+    pub fn new(target: &Path, processes: Vec<(String, u32)>) -> Self {
+        let mut sampler = Sampler::new(target, processes);
+        let last = sampler.sample();
+        Probe { sampler, last }
+    }
+
+    /// The devices the drive's figures are read from.
+    pub fn devices(&self) -> &Devices {
+        self.sampler.devices()
+    }
+
+    /// Start the next interval now (the clock of the phases starts).
+    pub fn restart(&mut self) {
+        self.last = self.sampler.sample();
+    }
+
+    /// The interval since the last tick (or restart); the next one starts now.
+    pub fn tick(&mut self) -> IntervalTelemetry {
+        let now = self.sampler.sample();
+        let interval = now.interval(&self.last);
+        self.last = now;
+        interval
+    }
+}
