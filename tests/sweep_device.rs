@@ -123,4 +123,26 @@ fn a_block_device_is_swept_only_with_consent_and_when_idle() {
         r["plan"]["sweeps"][0]["target"]["device"]["destroy_data"],
         true
     );
+
+    // Direct I/O on the bare device: the drive counts what the tool issued.
+    let out = tmp.path().join("reads");
+    let o = bin()
+        .args(["sweep", "--target", &dev, "--profile", "4k-random-read-128"])
+        .args(["--warmup", "0s", "--duration", "4s", "--curve", "50"])
+        .args(["--destroy-data", "--fill", "0", "--out"])
+        .arg(&out)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let r = read_json(&out.join("result.json"));
+    for p in r["sweeps"][0]["points"].as_array().unwrap() {
+        let d = &p["device"];
+        assert_eq!(d["devices"][0], name, "{d}");
+        let pct = d["device_vs_tool_pct"].as_f64().unwrap();
+        assert!(
+            (98.0..=102.0).contains(&pct),
+            "device {pct:.2} % of the tool's IOPS: {p}"
+        );
+    }
 }

@@ -22,6 +22,10 @@ pub struct Args {
     /// No progress bars and no interval lines; only the final summary and errors.
     #[arg(long)]
     pub quiet: bool,
+    /// Do not sample the drive's and the host's counters (no telemetry, no verdict); for
+    /// measuring what the sampling itself costs.
+    #[arg(long)]
+    pub no_telemetry: bool,
 }
 
 pub use crate::config::units::utc_now;
@@ -95,7 +99,7 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         dir: &mut dir,
         console: &console,
         cancel: &cancel,
-        telemetry: None,
+        telemetry: protocol::telemetry::Telemetry::wanted(!args.no_telemetry),
     };
     let ending = protocol::run(&plan, &mut ctx).await;
     stop_signals.abort();

@@ -302,7 +302,7 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
         dir: &mut dir,
         console: &console,
         cancel: &cancel,
-        telemetry: None,
+        telemetry: protocol::telemetry::Telemetry::Off,
     };
     let ending = protocol::sweeps::run_one(plan.seed, &sweep, target, &mut ctx).await;
     stop_signals.abort();

@@ -59,8 +59,8 @@ pub struct RunCtx<'a> {
     pub dir: &'a mut RunDir,
     pub console: &'a Console,
     pub cancel: &'a CancellationToken,
-    /// Drive and host telemetry, from the moment the instances run (none before).
-    pub telemetry: Option<telemetry::Probe>,
+    /// Drive and host telemetry, sampled from the moment the instances run.
+    pub telemetry: telemetry::Telemetry,
 }
 
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.
@@ -144,9 +144,11 @@ pub(crate) async fn run_with<C: Connector>(
         .zip(&extras)
         .filter_map(|(i, e)| Some((i.name.clone(), e.pid?)))
         .collect();
-    let probe = telemetry::Probe::new(std::path::Path::new(plan.target_path()), servers);
-    ctx.report.device_stack = Some(probe.devices().clone());
-    ctx.telemetry = Some(probe);
+    if matches!(ctx.telemetry, telemetry::Telemetry::Wanted) {
+        let probe = telemetry::Probe::new(std::path::Path::new(plan.target_path()), servers);
+        ctx.report.device_stack = Some(probe.devices().clone());
+        ctx.telemetry = telemetry::Telemetry::Sampling(Box::new(probe));
+    }
     ctx.report.instances = plan
         .db
         .instances

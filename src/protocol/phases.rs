@@ -63,7 +63,7 @@ pub async fn run_phases(
     ));
     hooks.before_start().await;
     let t0 = fleet.start();
-    if let Some(probe) = ctx.telemetry.as_mut() {
+    if let Some(probe) = ctx.telemetry.probe() {
         probe.restart();
     }
     let mut phase_start = t0;
@@ -82,7 +82,7 @@ pub async fn run_phases(
         };
         let mut stop = sampled.stop;
         let mut closed = close_phase(plan, phase, kinds, &sampled.totals, sampled.series, timing);
-        if ctx.telemetry.is_some() {
+        if ctx.telemetry.probe().is_some() {
             let paced = plan.db.workload.rate.is_some();
             let t = PhaseTelemetry::close(
                 sampled.telemetry,
@@ -171,7 +171,7 @@ fn record_interval(
     ctx: &mut RunCtx<'_>,
 ) {
     let clients = plan.db.workload.clients;
-    let telemetry = ctx.telemetry.as_mut().map(|p| p.tick());
+    let telemetry = ctx.telemetry.probe().map(|p| p.tick());
     let mut interval_total = Recorded::new(kinds.len());
     for (i, r) in recorded.iter().enumerate() {
         let summary = Summary::from_recorded(r, kinds, secs);

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::telemetry::Probe;
 use super::{Ending, RunCtx, Stage};
 use crate::config::units::format_bytes;
 use crate::config::units::format_duration;
@@ -18,7 +19,7 @@ use crate::io::sweep::{PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec
 use crate::io::{DirectTarget, IoError, Region, TargetSpec, open_target};
 use crate::report::OutputError;
 use crate::report::live::Console;
-use crate::report::sweeps::SweepReport;
+use crate::report::sweeps::{PointDevice, SweepReport};
 use crate::scenario::Plan;
 use crate::scenario::sweep::{PlanSweep, SweepTarget};
 
@@ -163,8 +164,10 @@ struct Live<'a> {
     total: usize,
     done: usize,
     point_ms: u64,
-    /// The running profile's points so far.
+    /// The running profile's points so far, and what the drive counted over each.
     partial: Vec<SweepPoint>,
+    devices: Vec<Option<PointDevice>>,
+    probe: Probe,
     /// When the last fill line was printed (without a progress bar).
     fill_line: Instant,
     bar: Option<indicatif::ProgressBar>,
@@ -180,6 +183,7 @@ impl<'a> Live<'a> {
         size_bytes: u64,
         console: &Console,
     ) -> Self {
+        let probe = Probe::new(std::path::Path::new(&path), Vec::new());
         Live {
             sweep,
             path,
@@ -188,6 +192,8 @@ impl<'a> Live<'a> {
             done: 0,
             point_ms: sweep.warmup_ms + sweep.duration_ms,
             partial: Vec::new(),
+            devices: Vec::new(),
+            probe,
             fill_line: Instant::now(),
             bar: (sweep.fill_passes > 0)
                 .then(|| console.bytes_bar(size_bytes * u64::from(sweep.fill_passes)))
@@ -213,11 +219,14 @@ impl<'a> Live<'a> {
                     ));
                 }
                 self.partial.clear();
+                self.devices.clear();
+                self.probe.restart();
                 ctx.report
                     .sweeps
                     .push(partial_report(sweep, i, &self.partial));
             }
             Event::Point(i, p) if p.kind == PointKind::SteadyRound => {
+                self.probe.restart();
                 ctx.console.line(&format!(
                     "{} steady-state round: {:.0} IOPS, {:.1} MiB/s",
                     sweep.profiles[i].name, p.result.iops, p.result.mib_s
@@ -233,6 +242,8 @@ impl<'a> Live<'a> {
                     self.total,
                     format_duration(Duration::from_secs(left.div_ceil(1000)))
                 ));
+                self.devices
+                    .push(PointDevice::of(&self.probe.tick(), p.result.iops));
                 self.partial.push(*p);
                 let r = partial_report(sweep, i, &self.partial);
                 self.save(r, ctx);
@@ -286,6 +297,9 @@ impl<'a> Live<'a> {
     /// and rewrite result.json.
     fn save(&mut self, mut r: SweepReport, ctx: &mut RunCtx<'_>) {
         (r.target, r.device) = (Some(self.path.clone()), self.identity.clone());
+        for (point, device) in r.points.iter_mut().zip(&self.devices) {
+            point.device = device.clone();
+        }
         replace_last(&mut ctx.report.sweeps, r);
         if let Err(e) = ctx.dir.write_result(ctx.report) {
             self.failed.get_or_insert(e);

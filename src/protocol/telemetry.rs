@@ -5,6 +5,33 @@ use std::path::Path;
 
 use crate::telemetry::{Devices, IntervalTelemetry, Sampler, Snapshot};
 
+/// Whether a run samples telemetry, and its probe once the instances run.
+pub enum Telemetry {
+    /// Not sampled (`--no-telemetry`).
+    Off,
+    /// To be sampled once the instances run.
+    Wanted,
+    Sampling(Box<Probe>),
+}
+
+impl Telemetry {
+    pub fn wanted(on: bool) -> Self {
+        if on {
+            Telemetry::Wanted
+        } else {
+            Telemetry::Off
+        }
+    }
+
+    /// The probe, while sampling.
+    pub fn probe(&mut self) -> Option<&mut Probe> {
+        match self {
+            Telemetry::Sampling(p) => Some(p),
+            Telemetry::Off | Telemetry::Wanted => None,
+        }
+    }
+}
+
 /// A sampler and its last snapshot.
 pub struct Probe {
     sampler: Sampler,

@@ -54,6 +54,41 @@ pub struct SweepPointReport {
     /// Reads among the I/Os, in percent (as issued; the profile's `read_pct` is what was asked).
     #[serde(default)]
     pub read_share_pct: f64,
+    /// What the drive under the target counted over the point (warm-up included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<PointDevice>,
+}
+
+/// The drive's own count of a sweep point: a cache that answers reads, or a layer that splits
+/// or merges requests, shows up as device IOPS away from the tool's.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PointDevice {
+    /// The devices counted (the physical members under the target).
+    pub devices: Vec<String>,
+    pub device_read_iops: f64,
+    pub device_write_iops: f64,
+    pub device_mib_s: f64,
+    pub device_await_ms: Option<f64>,
+    pub device_aqu_sz: f64,
+    /// Device IOPS (reads + writes) as % of the tool's.
+    pub device_vs_tool_pct: Option<f64>,
+}
+
+impl PointDevice {
+    /// The drive's figures of `t` against the tool's `iops`; None without a block device.
+    pub fn of(t: &crate::telemetry::IntervalTelemetry, iops: f64) -> Option<Self> {
+        let d = &t.device.as_ref()?.total;
+        let device_iops = d.read_ops_per_s + d.write_ops_per_s;
+        Some(PointDevice {
+            devices: d.devices.clone(),
+            device_read_iops: d.read_ops_per_s,
+            device_write_iops: d.write_ops_per_s,
+            device_mib_s: d.read_mib_per_s + d.write_mib_per_s,
+            device_await_ms: d.await_ms(),
+            device_aqu_sz: d.aqu_sz,
+            device_vs_tool_pct: (iops > 0.0).then(|| 100.0 * device_iops / iops),
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -138,6 +173,7 @@ impl SweepReport {
                     elapsed_s: p.result.elapsed_secs,
                     ios: p.result.ios,
                     bytes_per_io: p.result.bytes as f64 / p.result.ios.max(1) as f64,
+                    device: None,
                     read_share_pct: p.result.read_ios as f64 * 100.0 / p.result.ios.max(1) as f64,
                 })
                 .collect(),

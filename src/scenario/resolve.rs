@@ -66,15 +66,7 @@ pub fn resolve(
     let phases = resolve_phases(&file.phase, &root.key("phase"), time_scale)?;
     let sweeps = super::sweep::resolve_all(&file.sweep, &root.key("sweep"), time_scale)?;
     let curve = super::curve::resolve(&file.curve, &root.key("curve"), time_scale)?;
-    if curve.is_some() {
-        workload.check_curve(&root.key("curve"))?;
-    } else if !phases.iter().any(|p| p.record) {
-        // A curve records its points; without one, a recorded phase is the only result.
-        return Err(Invalid::new(
-            root.key("phase"),
-            "no phase has record = true and there is no [[curve]], so nothing would be reported",
-        ));
-    }
+    check_something_recorded(&workload, &phases, curve.is_some(), &root)?;
 
     check_engines_run_workload(&instances, &workload, &root)?;
     let estimates = estimate(&instances, &workload, &phases);
@@ -95,6 +87,26 @@ pub fn resolve(
         }),
         sweeps,
     })
+}
+
+/// A curve records its points (and needs a workload that lets it set the rate); without one, a
+/// recorded phase is the only result.
+fn check_something_recorded(
+    workload: &PlanWorkload,
+    phases: &[PlanPhase],
+    has_curve: bool,
+    root: &KeyPath,
+) -> Result<(), Invalid> {
+    if has_curve {
+        return workload.check_curve(&root.key("curve"));
+    }
+    if !phases.iter().any(|p| p.record) {
+        return Err(Invalid::new(
+            root.key("phase"),
+            "no phase has record = true and there is no [[curve]], so nothing would be reported",
+        ));
+    }
+    Ok(())
 }
 
 /// Workload options that the instances' engines cannot run: TPC-C as stored procedures, a

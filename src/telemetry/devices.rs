@@ -103,19 +103,28 @@ impl Devices {
     }
 }
 
-/// Resolve `path` (or, when it does not exist yet, its nearest existing ancestor) to its
-/// devices, reading the real sysfs.
+/// Resolve `path` (a block device, or a file or directory — when it does not exist yet, its
+/// nearest existing ancestor — on a filesystem) to its devices, reading the real sysfs.
 pub fn resolve(path: &Path) -> Result<Devices, TelemetryError> {
     let (major, minor) = device_number(path)?;
     resolve_number(Path::new("/sys"), major, minor)
 }
 
-/// The device number of the filesystem holding `path` or its nearest existing ancestor.
+/// The device number of `path` when it is a block device; otherwise of the filesystem holding
+/// `path` or its nearest existing ancestor.
 fn device_number(path: &Path) -> Result<(u32, u32), TelemetryError> {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut first_error = None;
     for candidate in absolute.ancestors() {
         match rustix::fs::stat(candidate) {
+            // A block device itself (a sweep's target) is its own device.
+            Ok(st)
+                if rustix::fs::FileType::from_raw_mode(st.st_mode)
+                    == rustix::fs::FileType::BlockDevice
+                    && candidate == absolute =>
+            {
+                return Ok((rustix::fs::major(st.st_rdev), rustix::fs::minor(st.st_rdev)));
+            }
             Ok(st) => return Ok((rustix::fs::major(st.st_dev), rustix::fs::minor(st.st_dev))),
             Err(errno) => {
                 first_error.get_or_insert(errno);
