@@ -1,4 +1,4 @@
-//! Units as scenario files write them: durations (`"90s"`, `"1h30m"`, `"250ms"`), sizes
+//! Units as scenario files write them: durations (`"90s"`, `"1h30m"` or `"1h 30m"`, `"250ms"`), sizes
 //! (`"24GiB"`, `"512KB"`, plain byte counts) and percentages (`"25%"`). Parsing is strict:
 //! anything not understood is an error that says what was expected.
 
@@ -33,8 +33,9 @@ pub enum UnitError {
     PercentRange(String),
 }
 
-/// Parse a duration such as `"90s"`, `"2h"`, `"1h30m"`, `"250ms"` or `"1.5s"`.
-/// A bare number is refused: a duration always carries its unit.
+/// Parse a duration such as `"90s"`, `"2h"`, `"1h30m"`, `"250ms"` or `"1.5s"`; spaces may
+/// separate the parts (`"1h 30m"`, `"30 s"`). A bare number is refused: a duration always
+/// carries its unit.
 pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
     let s = text.trim();
     if s.is_empty() {
@@ -53,12 +54,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
             what: "duration",
             text: text.into(),
         })?;
-        rest = &rest[num_len..];
+        rest = rest[num_len..].trim_start();
         let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .find(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace())
             .unwrap_or(rest.len());
         let unit = &rest[..unit_len];
-        rest = &rest[unit_len..];
+        rest = rest[unit_len..].trim_start();
         let unit_ns = match unit {
             "ns" => 1.0,
             "us" | "µs" => 1e3,
@@ -223,6 +224,10 @@ mod tests {
             ("15m", 900_000),
             ("1d", 86_400_000),
             (" 10s ", 10_000),
+            // issue 24: spaces between the parts, as people write them.
+            ("1h 30m", 5_400_000),
+            ("2h 5m 10s", 7_510_000),
+            ("30 s", 30_000),
         ];
         for (text, ms) in cases {
             assert_eq!(
@@ -235,7 +240,7 @@ mod tests {
 
     #[test]
     fn durations_without_unit_or_with_unknown_unit_are_refused() {
-        for bad in ["", "10", "ten seconds", "5parsecs", "s", "1h30"] {
+        for bad in ["", "10", "ten seconds", "5parsecs", "s", "1h30", "1h 30", "1 30m"] {
             assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
         }
         assert!(
