@@ -167,6 +167,14 @@ fn time_scale_scales_durations_not_counts() {
     let out = run(&["plan", "scenarios/quickstart.toml", "--time-scale", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--time-scale"));
+    // issue 24: a negative scale is a range error, not clap's "unexpected argument".
+    let out = run(&["plan", "scenarios/quickstart.toml", "--time-scale", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--time-scale: must be a positive number, got -1"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

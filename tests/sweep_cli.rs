@@ -237,6 +237,14 @@ fn bad_input_exits_2_naming_the_flag_and_writes_nothing() {
             "--curve: not with rate",
         ),
         (
+            base(&["--profile", prof, "--rate", "-5"]),
+            "--rate: must be",
+        ),
+        (
+            base(&["--profile", prof, "--submit-batch", "-1"]),
+            "--submit-batch: must be between 1 and 4096",
+        ),
+        (
             base(&["--profile", prof, "--fill", "7"]),
             "--fill: must be between 0 and 4",
         ),

@@ -73,7 +73,7 @@ pub struct Args {
     #[arg(long, value_name = "LIST")]
     pub curve: Option<String>,
     /// Run one point at this many IOPS instead of the max run and the curve.
-    #[arg(long, value_name = "IOPS")]
+    #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub rate: Option<f64>,
     /// Spacing of I/O start times at a target rate.
     #[arg(long, value_name = "KIND", value_parser = ["uniform", "poisson"])]
@@ -87,14 +87,14 @@ pub struct Args {
     #[arg(long)]
     pub steady: bool,
     /// Stop a curve after a point whose mean latency passes this many milliseconds.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     pub stop_curve_ms: Option<f64>,
     /// Submission path [default: auto, io_uring with a psync fallback].
     #[arg(long, value_name = "ENGINE", value_parser = ["auto", "io_uring", "psync"])]
     pub io_engine: Option<String>,
     /// io_uring: submit once N I/Os are queued [default: 1, each at once as fio does; the depth
     /// or more submits each refill in one call, which costs less CPU on some drives].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub submit_batch: Option<i64>,
     /// Allow writing to a block device (destroys its data). The device must also be unused:
     /// not mounted, not swap, no holders, and exclusively openable.
