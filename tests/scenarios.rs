@@ -265,6 +265,16 @@ fn the_postgres_protocol_plans_four_clusters_over_three_hours() {
 }
 
 #[test]
+fn a_small_dataset_is_a_share_of_the_cache_not_0_0x() {
+    // issue 24: "0.0x the 128.0 MiB buffer pool" read as no data at all.
+    let out = run(&["plan", "scenarios/ci-sysbench-mariadb.toml"]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!s.contains("0.0x") && !s.contains("0.1x"), "{s}");
+    assert!(s.contains("% of the 128.0 MiB buffer pool: cache-bound"), "{s}");
+}
+
+#[test]
 fn the_review_sql_server_protocol_plans_in_full_and_names_what_to_install_here() {
     // SQL Server is not installed on the build machines: plan prints the whole timeline, then
     // exits 2 naming what to install; run refuses the same way before anything starts.

@@ -204,6 +204,21 @@ pub fn format_bytes(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// How big one amount is next to another, as prose: 8.3 -> "8.3x", 0.064 -> "6% of",
+/// 0.0004 -> "under 0.1% of". A ratio below 1 as "0.0x" would read as none at all.
+pub fn format_ratio(ratio: f64) -> String {
+    let pct = ratio * 100.0;
+    if ratio >= 1.0 {
+        format!("{ratio:.1}x")
+    } else if pct >= 1.0 {
+        format!("{pct:.0}% of")
+    } else if pct >= 0.1 {
+        format!("{pct:.1}% of")
+    } else {
+        "under 0.1% of".to_string()
+    }
+}
+
 /// Now, as RFC 3339 UTC to the second (when a run started, finished or was checked).
 pub fn utc_now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
@@ -280,6 +295,21 @@ mod tests {
         }
         assert_eq!(format_duration(Duration::ZERO), "0s");
         assert_eq!(format_duration(Duration::from_micros(30_000_400)), "30s");
+    }
+
+    #[test]
+    fn ratios_read_as_times_or_as_a_share() {
+        let cases: &[(f64, &str)] = &[
+            (8.3, "8.3x"),
+            (1.0, "1.0x"),
+            (0.5, "50% of"),
+            (0.064, "6% of"),
+            (0.0042, "0.4% of"),
+            (0.0004, "under 0.1% of"),
+        ];
+        for (ratio, text) in cases {
+            assert_eq!(format_ratio(*ratio), *text, "{ratio}");
+        }
     }
 
     #[test]

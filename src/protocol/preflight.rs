@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::servers::{config_of, password};
-use crate::config::units::format_bytes;
+use crate::config::units::{format_bytes, format_ratio};
 use crate::engines::server::{Probe, Server};
 use crate::engines::{
     Advice, BoxFuture, Embedded, Engine, EngineVisitor, PreflightInstance, PreflightRun, Severity,
@@ -232,8 +232,9 @@ fn cache_findings(
     out.push(finding(
         Level::Note,
         format!(
-            "dataset {} per instance is {ratio:.1}x the {} {cache}: {regime}",
+            "dataset {} per instance is {} the {} {cache}: {regime}",
             format_bytes(data),
+            format_ratio(ratio),
             format_bytes(pool)
         ),
     ));
