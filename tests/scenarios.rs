@@ -271,7 +271,10 @@ fn a_small_dataset_is_a_share_of_the_cache_not_0_0x() {
     let s = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(!s.contains("0.0x") && !s.contains("0.1x"), "{s}");
-    assert!(s.contains("% of the 128.0 MiB buffer pool: cache-bound"), "{s}");
+    assert!(
+        s.contains("% of the 128.0 MiB buffer pool: cache-bound"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -364,4 +367,22 @@ fn the_sql_server_sysbench_scenarios_plan() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(s.contains("mssql-1 (external)"), "{s}");
     assert!(s.contains("no database_dir"), "{s}");
+}
+
+#[test]
+fn a_curve_plan_ends_once_and_counts_the_curve_in_its_total() {
+    // issue 24: "end" was listed after the phases and again after the curve, and the total
+    // left the curve out.
+    let out = run(&["plan", "scenarios/curve-sysbench-mariadb.toml"]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ends = s
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) == Some("end"))
+        .count();
+    assert_eq!(ends, 1, "{s}");
+    assert!(
+        s.contains("total at most 19m: 5m of phases and at most 14m of curve, plus the load"),
+        "{s}"
+    );
 }

@@ -73,7 +73,12 @@ pub struct ScenarioArgs {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// Multiply every duration by F (e.g. 0.01 for a CI-sized replica of a long protocol).
-    #[arg(long, value_name = "F", default_value_t = 1.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "F",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
     pub time_scale: f64,
 }
 

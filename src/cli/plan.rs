@@ -153,20 +153,26 @@ fn timeline(s: &mut String, report_interval_ms: u64, plan: &DatabaseRun) {
             dur(p.duration_ms)
         );
     }
+    let phases = plan.estimates.phases_total_ms;
+    let Some(c) = &plan.curve else {
+        let _ = writeln!(
+            s,
+            "  {:>10}  {:<16} {:>10}",
+            format!("+{}", dur(phases)),
+            "end",
+            ""
+        );
+        let _ = writeln!(s, "  total {} of phases, plus the load", dur(phases));
+        return;
+    };
+    // The curve follows the phases at once: one "end", after the curve.
+    *s += &c.timeline(phases);
     let _ = writeln!(
         s,
-        "  {:>10}  {:<16} {:>10}",
-        format!("+{}", dur(plan.estimates.phases_total_ms)),
-        "end",
-        ""
-    );
-    if let Some(c) = &plan.curve {
-        *s += &c.timeline(plan.estimates.phases_total_ms);
-    }
-    let _ = writeln!(
-        s,
-        "  total {} of phases, plus the load",
-        dur(plan.estimates.phases_total_ms)
+        "  total at most {}: {} of phases and at most {} of curve, plus the load",
+        dur(phases + c.max_total_ms()),
+        dur(phases),
+        dur(c.max_total_ms())
     );
 }
 

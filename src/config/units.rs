@@ -255,7 +255,16 @@ mod tests {
 
     #[test]
     fn durations_without_unit_or_with_unknown_unit_are_refused() {
-        for bad in ["", "10", "ten seconds", "5parsecs", "s", "1h30", "1h 30", "1 30m"] {
+        for bad in [
+            "",
+            "10",
+            "ten seconds",
+            "5parsecs",
+            "s",
+            "1h30",
+            "1h 30",
+            "1 30m",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
         }
         assert!(
