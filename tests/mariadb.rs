@@ -340,6 +340,18 @@ fn deadlocks_under_contention_are_retried_and_counted() {
     );
     assert!(phases[1]["summary"]["transactions"].as_u64().unwrap() > 0);
     assert!(phases[1]["summary"]["retries"].as_u64().unwrap() > 0);
+    // issue 24: retried-then-committed is not shown as errors; given-up transactions apart.
+    assert!(phases.iter().all(|p| p["summary"]["failed"] == 0));
+    let summary = std::fs::read_to_string(r.out().join("summary.md")).unwrap();
+    assert!(summary.contains("| retries | failed |"), "{summary}");
+    assert!(
+        summary
+            .contains("failed attempts, all retried until their transaction committed (by code: "),
+        "{summary}"
+    );
+    let html = std::fs::read_to_string(r.out().join("report.html")).unwrap();
+    assert!(html.contains("<th>retries</th><th>failed</th>"));
+    assert!(html.contains("all retried until their transaction committed"));
 }
 
 #[test]

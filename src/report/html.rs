@@ -154,7 +154,7 @@ fn summary_table(s: &mut String, ph: &PhaseReport) {
     let partial = if ph.completed { "" } else { ", stopped early" };
     let _ = write!(
         s,
-        "<h2>{} ({kind}, {dur}{partial})</h2><table><tr><th>instance</th><th>TPS</th><th>QPS</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>errors</th></tr>",
+        "<h2>{} ({kind}, {dur}{partial})</h2><table><tr><th>instance</th><th>TPS</th><th>QPS</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>retries</th><th>failed</th></tr>",
         escape(&ph.name)
     );
     let line = |s: &mut String, name: &str, m: &crate::metrics::summary::Summary, class: &str| {
@@ -174,6 +174,9 @@ fn summary_table(s: &mut String, ph: &PhaseReport) {
     }
     line(s, "total", &ph.summary, "total");
     s.push_str("</table>");
+    if let Some(note) = super::attempts_note(&ph.summary) {
+        let _ = write!(s, "<p>{}</p>", escape(&note));
+    }
     if ph.per_instance.len() > 1 {
         let m = &ph.mean_of_instances;
         let _ = write!(
