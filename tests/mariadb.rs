@@ -349,7 +349,15 @@ fn deadlocks_under_contention_are_retried_and_counted() {
             .contains("failed attempts, all retried until their transaction committed (by code: "),
         "{summary}"
     );
+    // issue 24: the server settings in effect, not only in result.json.
+    assert!(
+        summary.contains("## Server settings in effect"),
+        "{summary}"
+    );
+    assert!(summary.contains("| innodb_flush_method | "), "{summary}");
     let html = std::fs::read_to_string(r.out().join("report.html")).unwrap();
+    assert!(html.contains("<h2>Server settings in effect</h2>"));
+    assert!(html.contains("<td>innodb_buffer_pool_size</td>"));
     assert!(html.contains("<th>retries</th><th>failed</th>"));
     assert!(html.contains("all retried until their transaction committed"));
 }

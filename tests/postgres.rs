@@ -46,6 +46,14 @@ fn two_clusters_side_by_side() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let per = result["phases"][1]["per_instance"].as_array().unwrap();
     assert_eq!(per.len(), 2);
+    // issue 24: the settings in effect, in one column when both clusters share them.
+    let summary = std::fs::read_to_string(r.out().join("summary.md")).unwrap();
+    assert!(
+        summary.contains("| setting | all 2 instances |")
+            && summary.contains("| shared_buffers | 128MB |")
+            && summary.contains("| wal_sync_method | "),
+        "{summary}"
+    );
     assert!(
         per.iter()
             .all(|p| p["summary"]["transactions"].as_u64().unwrap() > 0)

@@ -43,6 +43,7 @@ pub fn page(r: &RunReport) -> String {
     if r.phases.is_empty() && r.plan.database.is_some() {
         s.push_str("<p>No phase was measured.</p>");
     }
+    super::server_settings::html(&mut s, &r.instances);
     super::html_tpcc::section(&mut s, r);
     over_time(&mut s, r);
     for phase in r.phases.iter().filter(|p| p.recorded) {

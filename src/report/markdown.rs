@@ -24,6 +24,7 @@ pub fn summary(r: &RunReport) -> String {
     if r.phases.is_empty() && p.database.is_some() {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
+    super::server_settings::markdown(&mut s, &r.instances);
     super::curves::markdown(&mut s, &r.curves);
     checks(&mut s, r);
     super::sweeps::markdown(&mut s, &r.sweeps);

@@ -1,6 +1,6 @@
 //! Outputs of a run, all derived from `RunReport`: result.json (written atomically, also after
 //! every phase), series.csv (appended as intervals close), summary.md, report.html (inline SVG
-//! charts, self-contained), and the live console.
+//! charts, self-contained), the server settings in effect both show, and the live console.
 
 pub mod compare;
 pub mod curves;
@@ -13,6 +13,7 @@ mod html_tpcc;
 pub mod live;
 pub mod markdown;
 pub mod result;
+pub mod server_settings;
 pub mod stats;
 pub mod svg;
 pub mod sweeps;
