@@ -307,6 +307,15 @@ fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
 }
 
 #[test]
+fn an_external_server_not_listening_is_named_with_its_address_and_the_os_reason() {
+    // issue 24: it said "2013: lost connection: Input/output error: Connection refused".
+    let port = common::closed_port();
+    let place = format!("127.0.0.1:{port}");
+    let url = format!("mysql://bench@{place}/sbtest");
+    common::refused_external_run(&ServerRun::new(SCENARIO), &url, &place);
+}
+
+#[test]
 fn deadlocks_under_contention_are_retried_and_counted() {
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[

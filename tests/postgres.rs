@@ -88,6 +88,15 @@ fn an_external_server_is_used_as_it_is() {
 }
 
 #[test]
+fn an_external_server_not_listening_is_named_with_its_address_and_the_os_reason() {
+    // issue 24: it said "CLIENT: error connecting to server", without host, port or reason.
+    let port = common::closed_port();
+    let place = format!("127.0.0.1:{port}");
+    let url = format!("postgres://bench@{place}/sbtest");
+    common::refused_external_run(&ServerRun::new(SCENARIO), &url, &place);
+}
+
+#[test]
 fn conflicts_under_contention_are_retried_and_counted() {
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[

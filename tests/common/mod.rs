@@ -92,6 +92,29 @@ pub fn wait_for_lines(path: &Path, n: usize, limit: std::time::Duration) {
     }
 }
 
+/// A local TCP port with nothing listening on it: bound, then released.
+pub fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    listener.local_addr().expect("its address").port()
+}
+
+/// `drivebench run` of `r`'s scenario against an external server at `url` with nothing
+/// listening: it fails (exit 1) naming the address and the OS's reason, never a "lost"
+/// connection, since none was made.
+pub fn refused_external_run(r: &ServerRun, url: &str, place: &str) {
+    let url = format!("instance.0.url=\"{url}\"");
+    let (out, _) = r.run(&["instance.0.provision=external", &url]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "cannot connect to {place}: Connection refused (os error 111)"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("lost"), "{err}");
+}
+
 /// Wait for a child to exit; fails the test after `limit`.
 pub fn wait_exit(
     child: &mut std::process::Child,
