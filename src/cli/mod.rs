@@ -145,7 +145,7 @@ pub async fn main(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            crate::report::live::stderr_line(&format!("error: {e}"));
+            crate::report::live::closing_line(&format!("error: {e}"));
             e.exit_code()
         }
     }
@@ -183,7 +183,7 @@ pub(crate) fn stop_on_signal(
         let Some(name) = next_signal(&mut streams).await else {
             return;
         };
-        crate::report::live::stderr_line(&format!(
+        crate::report::live::closing_line(&format!(
             "interrupted ({name}): {what} and writing partial results (again to abort at once)"
         ));
         cancel.cancel();

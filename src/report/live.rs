@@ -1,6 +1,7 @@
 //! Live output on stderr: a sysbench-like line per report interval, and progress bars with ETA
 //! for the load and the phases (only on a terminal, and never with `--quiet`). Lines also go
-//! to the run's log file through `tracing`.
+//! to the run's log file through `tracing`, the closing ones (error, interruption, summary)
+//! included.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -16,6 +17,20 @@ use crate::metrics::summary::Summary;
 pub fn stderr_line(text: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// A closing line on stderr (the fatal error, "interrupted ..."), also written to the run's log
+/// as shown, so drivebench.log ends the way the terminal did.
+pub fn closing_line(text: &str) {
+    tracing::info!("{text}");
+    stderr_line(text);
+}
+
+/// Closing text on stdout (the final summary, where the results are), also written to the
+/// run's log as shown.
+pub fn closing_text(text: &str) {
+    tracing::info!("{}", text.trim());
+    stdout_text(text);
 }
 
 /// Write text to stdout, ignoring failure (see [`stderr_line`]).

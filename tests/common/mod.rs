@@ -113,6 +113,14 @@ pub fn refused_external_run(r: &ServerRun, url: &str, place: &str) {
         "{err}"
     );
     assert!(!err.contains("lost"), "{err}");
+    // issue 24: the log holds the fatal error as stderr showed it, and the summary.
+    let log = std::fs::read_to_string(r.out().join("drivebench.log")).unwrap();
+    let shown = err
+        .lines()
+        .find(|l| l.starts_with("error: "))
+        .expect("an error line");
+    assert!(log.contains(shown), "{shown} missing from the log:\n{log}");
+    assert!(log.contains("- Status: failed: "), "{log}");
 }
 
 /// Wait for a child to exit; fails the test after `limit`.
