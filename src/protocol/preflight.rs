@@ -1,4 +1,5 @@
 //! Preflight: what can be known about a plan before anything starts — target, free space,
+//! sweeps that would read never-written blocks,
 //! engine caveats (each engine's own through `Engine::preflight`, and what an external server
 //! answers through `Server::probe`), memory. `plan` prints the findings; `run` refuses on
 //! errors.
@@ -86,6 +87,12 @@ fn target_findings(plan: &Plan) -> Vec<Finding> {
             format!("not enough free space: the data needs about {} but only {} is free; `run` would refuse", format_bytes(needed), format_bytes(free)),
         )),
         Err(e) => out.push(finding(Level::Warning, e.to_string())),
+    }
+    if let Err((i, e)) = super::sweeps::check_all_written(plan) {
+        out.push(finding(
+            Level::Error,
+            format!("sweep[{i}]: {e}; `run` would refuse"),
+        ));
     }
     out
 }
