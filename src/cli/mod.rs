@@ -3,6 +3,7 @@
 //! failures, 130 for interruption.
 
 pub mod check;
+pub mod clean;
 pub mod compare;
 pub mod curve;
 pub mod docs;
@@ -59,6 +60,18 @@ pub enum Command {
     Sweep(Box<sweep::Args>),
     /// Print a reference page in markdown: every command and option, or every scenario key.
     Docs(docs::Args),
+    /// List what drivebench left in a target directory, with sizes; remove it with --yes.
+    ///
+    /// Lists the instance directories (SQLite's database always stays; a server's with
+    /// keep_data = true or after a failed stop), pre-built databases (prebuilt_dir) and sweep
+    /// files kept with --keep-file. Only what drivebench created carries its marker (a
+    /// .drivebench file inside a directory, .NAME.drivebench beside a file), and only that is
+    /// listed or removed; directories merely named like an instance's are named and left alone.
+    ///
+    /// Exit codes: 0 listed (or removed with --yes); 2 the target does not exist, is not
+    /// drivebench's, or a server of ours (its pid file names a live process) or another
+    /// process still has files open there; nothing is removed then.
+    Clean(clean::Args),
 }
 
 /// What `run` and `plan` share: the scenario and the ways to adjust it.
@@ -141,6 +154,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Schema(a) => schema::schema(a),
         Command::Sweep(a) => sweep::sweep(*a).await,
         Command::Docs(a) => docs::docs(a),
+        Command::Clean(a) => clean::clean(a),
     };
     match result {
         Ok(code) => code,

@@ -218,7 +218,7 @@ mod tests {
     #[test]
     fn progress_rates_are_whole_numbers() {
         // issue 24: the load bar showed "252,713.9677/s".
-        assert_eq!(per_second(252_713.9677), "252,714/s");
+        assert_eq!(per_second(252_713.967_7), "252,714/s");
         assert_eq!(per_second(0.4), "0/s");
         assert_eq!(per_second(f64::NAN), "0/s");
     }

@@ -9,7 +9,7 @@ use super::file::{InstanceSection, PhaseSection, ScenarioFile, WorkloadSection};
 use super::plan::*;
 use crate::config::error::{Invalid, KeyPath};
 use crate::config::units::parse_duration;
-use crate::engines::EngineConfig;
+use crate::engines::{EngineConfig, EngineKind};
 
 /// Shortest report interval after time scaling.
 pub const MIN_REPORT_INTERVAL_MS: u64 = 100;
@@ -249,9 +249,22 @@ fn check_provision(
             ));
         }
         if let Some((name, _)) = server_only.iter().find(|(_, set)| *set) {
+            let servers: Vec<&str> = EngineKind::ALL
+                .iter()
+                .filter(|e| e.is_server())
+                .map(|e| e.as_str())
+                .collect();
+            let kept = if *name == "keep_data" {
+                "; an embedded engine's data always stays in the target (`drivebench clean` lists and removes it)"
+            } else {
+                ""
+            };
             return Err(Invalid::new(
                 k.key(name),
-                "only server engines (mariadb, mysql) take this key",
+                format!(
+                    "only server engines ({}) take this key{kept}",
+                    servers.join(", ")
+                ),
             ));
         }
         return Ok(());
