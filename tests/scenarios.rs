@@ -386,3 +386,26 @@ fn a_curve_plan_ends_once_and_counts_the_curve_in_its_total() {
         "{s}"
     );
 }
+
+#[test]
+fn output_into_a_closed_pipe_does_not_panic() {
+    // Found walking the docs for issue 24: `drivebench plan --json | head` panicked with
+    // "failed printing to stdout: Broken pipe".
+    for args in [
+        &["plan", "scenarios/quickstart.toml", "--json"][..],
+        &["schema", "result"][..],
+    ] {
+        let mut child = common::bin()
+            .args(args)
+            .current_dir(common::root())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = text(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+}

@@ -26,14 +26,14 @@ pub async fn plan(args: Args) -> Result<i32, CliError> {
     if args.json {
         let text =
             serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))?;
-        println!("{text}");
+        crate::report::live::stdout_text(&format!("{text}\n"));
         return Ok(EXIT_OK);
     }
     let mut findings = preflight::check(&plan);
     if let Some(db) = &plan.database {
         findings.extend(preflight::external_findings(db).await);
     }
-    print!("{}", render(&plan, &findings));
+    crate::report::live::stdout_text(&render(&plan, &findings));
     // The plan is valid, but this host cannot run it: exit 2, as `run` would.
     if let Some(missing) = plan.database.as_ref().and_then(preflight::missing_server) {
         return Err(CliError::Invalid(missing));
