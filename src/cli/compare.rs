@@ -12,8 +12,9 @@ pub struct Args {
     /// Run directories or result.json files (at least two).
     #[arg(required = true, value_name = "RUN")]
     pub runs: Vec<PathBuf>,
-    /// Name a run in the tables instead of its drive's model and capacity: NAME=RUN, RUN being
-    /// one of the paths given (repeatable).
+    /// Name a run in the tables instead of its drive's model and capacity (runs on the same
+    /// drive are told apart by their scenario, the settings that differ or their start time):
+    /// NAME=RUN, RUN being one of the paths given (repeatable).
     #[arg(long = "label", value_name = "NAME=RUN")]
     pub labels: Vec<String>,
     /// Directory for compare.md, compare.html and compare.json.

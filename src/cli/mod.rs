@@ -28,13 +28,21 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a scenario: load the data on the target, run the phases, write a run directory.
+    ///
+    /// The data stays on the target for the next run (SQLite always; a server's with
+    /// keep_data = true); `drivebench clean TARGET` lists and removes it.
+    ///
+    /// Exit codes: 0 complete; 1 a runtime failure (what was measured is written, with
+    /// "complete": false) or a failed TPC-C consistency check; 2 invalid input, nothing
+    /// started; 130 interrupted by Ctrl-C, SIGTERM or SIGHUP (partial results written, servers
+    /// stopped).
     Run(run::Args),
     /// Run a scenario's load curve: its phases, then TPS vs p99 from low load to saturation
     /// and the max TPS under its SLO ([[curve]], or the default curve when it has none).
     Curve(curve::Args),
     /// Validate a scenario and print its timeline, data size and preflight findings (no side effects).
     Plan(plan::Args),
-    /// Regenerate summary.md, report.html, series.csv and sweeps.csv of a run directory from its result.json.
+    /// Regenerate summary.md, report.html and the CSV files (series, sweeps, curves) of a run directory from its result.json.
     Report(report::Args),
     /// Rank runs of the same workload by TPS, average and p99 latency; write compare.{md,html,json}.
     ///
@@ -58,8 +66,6 @@ pub enum Command {
     Schema(schema::Args),
     /// Sweep a file or block device with direct I/O: latency-vs-IOPS curves per profile.
     Sweep(Box<sweep::Args>),
-    /// Print a reference page in markdown: every command and option, or every scenario key.
-    Docs(docs::Args),
     /// List what drivebench left in a target directory, with sizes; remove it with --yes.
     ///
     /// Lists the instance directories (SQLite's database always stays; a server's with
@@ -72,6 +78,8 @@ pub enum Command {
     /// drivebench's, or a server of ours (its pid file names a live process) or another
     /// process still has files open there; nothing is removed then.
     Clean(clean::Args),
+    /// Print a reference page in markdown: every command and option, or every scenario key.
+    Docs(docs::Args),
 }
 
 /// What `run` and `plan` share: the scenario and the ways to adjust it.
