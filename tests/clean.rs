@@ -105,30 +105,11 @@ fn what_is_not_drivebench_s_or_not_there_is_refused() {
     assert!(mine.exists());
 }
 
-/// Stops the servers a test left running under a directory, on every exit path.
-struct StopServers(std::path::PathBuf);
-
-impl Drop for StopServers {
-    fn drop(&mut self) {
-        for pid in common::servers_under(&self.0) {
-            let _ = std::process::Command::new("kill")
-                .arg(pid.to_string())
-                .status();
-        }
-        let start = std::time::Instant::now();
-        while !common::servers_under(&self.0).is_empty()
-            && start.elapsed() < std::time::Duration::from_secs(120)
-        {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-    }
-}
-
 #[test]
 fn a_private_server_left_running_is_not_cleaned_until_it_stops() {
     let r = ServerRun::new("scenarios/ci-sysbench-mariadb.toml");
     let target = r.target();
-    let stop = StopServers(target.clone());
+    let stop = common::StopServers(target.clone());
     let (out, _) = r.run(&["instance.0.keep_running=true"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let pids = common::servers_under(&target);

@@ -248,26 +248,10 @@ fn check_provision(
                 "sqlite is embedded: its instances are always local",
             ));
         }
-        if let Some((name, _)) = server_only.iter().find(|(_, set)| *set) {
-            let servers: Vec<&str> = EngineKind::ALL
-                .iter()
-                .filter(|e| e.is_server())
-                .map(|e| e.as_str())
-                .collect();
-            let kept = if *name == "keep_data" {
-                "; an embedded engine's data always stays in the target (`drivebench clean` lists and removes it)"
-            } else {
-                ""
-            };
-            return Err(Invalid::new(
-                k.key(name),
-                format!(
-                    "only server engines ({}) take this key{kept}",
-                    servers.join(", ")
-                ),
-            ));
-        }
-        return Ok(());
+        return match server_only.iter().find(|(_, set)| *set) {
+            Some((name, _)) => Err(server_only_key(name, k)),
+            None => Ok(()),
+        };
     }
     if let Some(why) = s.engine.ops().no_prebuilt
         && s.prebuilt_dir.is_some()
@@ -314,6 +298,28 @@ fn check_provision(
         }
     }
     Ok(())
+}
+
+/// A server-only key on an embedded engine's instance: which engines take it (from the engine
+/// list, so it never goes stale) and, for keep_data, where the data goes anyway.
+fn server_only_key(name: &str, k: &KeyPath) -> Invalid {
+    let servers: Vec<&str> = EngineKind::ALL
+        .iter()
+        .filter(|e| e.is_server())
+        .map(|e| e.as_str())
+        .collect();
+    let kept = if name == "keep_data" {
+        "; an embedded engine's data always stays in the target (`drivebench clean` lists and removes it)"
+    } else {
+        ""
+    };
+    Invalid::new(
+        k.key(name),
+        format!(
+            "only server engines ({}) take this key{kept}",
+            servers.join(", ")
+        ),
+    )
 }
 
 /// `<scheme>://user@host:port/db`: right scheme, no password inside.

@@ -161,6 +161,24 @@ pub fn servers_under(dir: &Path) -> Vec<u32> {
     out
 }
 
+/// Stops the servers a test left running under a directory (`keep_running = true`), on every
+/// exit path.
+pub struct StopServers(pub PathBuf);
+
+impl Drop for StopServers {
+    fn drop(&mut self) {
+        for pid in servers_under(&self.0) {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+        let start = std::time::Instant::now();
+        while !servers_under(&self.0).is_empty()
+            && start.elapsed() < std::time::Duration::from_secs(120)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
 /// A run of a server scenario in a scratch directory the servers' own user can enter.
 pub struct ServerRun {
     pub tmp: tempfile::TempDir,
