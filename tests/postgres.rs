@@ -215,6 +215,15 @@ fn a_prebuilt_cluster_is_built_once_and_copied_before_every_run() {
         assert!(servers_under(pre.tmp.path()).is_empty() && servers_under(&r.target()).is_empty());
     }
     assert_eq!(sizes[0], sizes[1], "identical bytes every run");
+    // issue 24: `drivebench clean` knows the pre-built database as drivebench's.
+    let dir = pre.tmp.path().join("pre");
+    let listed = common::run(&["clean", dir.to_str().unwrap()]);
+    let s = text(&listed.stdout);
+    assert_eq!(listed.status.code(), Some(0), "{}", text(&listed.stderr));
+    assert!(
+        s.contains("  prebuilt ") && s.contains(&format!("{}/postgres-", dir.display())),
+        "{s}"
+    );
 }
 
 #[test]
