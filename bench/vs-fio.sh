@@ -4,7 +4,7 @@
 # ${TMPDIR:-/var/tmp}; never tmpfs), CARGO_TARGET_DIR (where the release build goes), ONLY (a
 # regular expression: run only the cases whose names match, e.g. ONLY=qd128).
 #
-# Creates and fills a 4 GiB file once (drivebench sweep --fill 1), then for each case runs fio
+# Creates and fills a 4 GiB file once (drivebench sweep --fill 1 --keep-file), then for each case runs fio
 # (one job, ioengine=io_uring with fixedbufs and registerfiles — drivebench registers its
 # buffers and files too — direct=1, iodepth N) and drivebench (one thread x depth N,
 # io_uring, uncontrolled: --curve max) alternately, PAIRS pairs (which goes first alternates), DURATION seconds each, no
@@ -31,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 file="$work/bench.dat"
 
 echo "== fio $(fio --version | sed 's/fio-//'), drivebench $("$DB" --version | cut -d' ' -f2); 4 GiB file $file"
-"$DB" sweep --target "$file" --size 4GiB --fill 1 --bs 4k --read-pct 100 --random-pct 100 \
+"$DB" sweep --target "$file" --size 4GiB --fill 1 --keep-file --bs 4k --read-pct 100 --random-pct 100 \
     --curve max --warmup 0s --duration 1s --quiet --out "$work/fill" >/dev/null
 
 # name fio-rw bs depth read-pct random-pct

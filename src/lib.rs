@@ -9,7 +9,7 @@
 //! layer table in docs/architecture.md says and `tests/layers.rs` checks.
 //!
 //! - [`cli`]: one module per subcommand (`run`, `curve`, `plan`, `report`, `compare`, `check`,
-//!   `schema`, `sweep`, `docs`), exit codes, logging, the generated references.
+//!   `schema`, `sweep`, `docs`, `clean`), exit codes, logging, the generated references.
 //! - [`protocol`]: a run of a plan on its engine (embedded, or servers started and stopped
 //!   around it in `servers`), load, the fleet's phases as barriers (`phases`) then its load
 //!   curve (`db_curve`), TPC-C's NOPM hooks and checks after the phases and again later
@@ -29,7 +29,7 @@
 //!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
-//!   guard for block devices.
+//!   guard for block devices, and the markers on what drivebench leaves there (`leftovers`).
 //! - [`engines`]: one folder per engine (`sqlite`; `mysql` for MariaDB and MySQL, one engine in
 //!   two flavours; `postgres`; `mssql`, tiberius, validated against a TDS emulator in CI and
 //!   against real SQL Server when `MSSQL_URL` is set), each with its connector and session,

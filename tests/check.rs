@@ -163,25 +163,6 @@ duration = "2s"
 record = true
 "#;
 
-/// Stops the servers a test left running under a directory, on every exit path.
-struct StopServers(std::path::PathBuf);
-
-impl Drop for StopServers {
-    fn drop(&mut self) {
-        for pid in common::servers_under(&self.0) {
-            let _ = std::process::Command::new("kill")
-                .arg(pid.to_string())
-                .status();
-        }
-        let start = std::time::Instant::now();
-        while !common::servers_under(&self.0).is_empty()
-            && start.elapsed() < std::time::Duration::from_secs(120)
-        {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-    }
-}
-
 /// A private MariaDB left running (`keep_running = true`): result.json records its URL,
 /// `check` reaches it there and sees a corruption; with keep_running = false in the plan, or
 /// once the server is gone, it is unreachable (exit 2, named).
@@ -191,7 +172,7 @@ fn check_reaches_a_private_mariadb_left_running_at_its_recorded_url() {
     let scenario = tmp.path().join("tpcc-mariadb.toml");
     std::fs::write(&scenario, MARIADB_TPCC).unwrap();
     let (run_dir, target) = (tmp.path().join("run"), tmp.path().join("target"));
-    let stop = StopServers(target.clone());
+    let stop = common::StopServers(target.clone());
     let out = common::bin()
         .args(["run", scenario.to_str().unwrap(), "--quiet"])
         .arg("--out")

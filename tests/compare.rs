@@ -210,3 +210,117 @@ fn a_ranking_of_runs_that_were_not_drive_bound_is_flagged_per_run() {
     let out = run(&["compare", &drive_a, &drive]);
     assert!(!text(&out.stdout).contains("measures the host"));
 }
+
+/// `B` changed by `edit`, written into `dir` as `name`; its path.
+fn variant(dir: &std::path::Path, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
+    let mut v = common::read_json(&root().join(B));
+    edit(&mut v);
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+    path.display().to_string()
+}
+
+/// compare's stdout (compare.md) and compare.html for `runs`, which must compare.
+fn compared(dir: &std::path::Path, runs: &[&str]) -> (String, String) {
+    let out_dir = dir.join("cmp");
+    let mut args = vec!["compare"];
+    args.extend(runs);
+    args.extend(["--out", out_dir.to_str().unwrap()]);
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(out_dir.join("compare.html")).unwrap();
+    (text(&out.stdout), html)
+}
+
+#[test]
+fn runs_on_the_same_drive_are_told_apart_by_what_differs_not_by_a_number() {
+    // issue 24: "vda 256.0 GiB" and "vda 256.0 GiB (2)".
+    let tmp = tempfile::tempdir().unwrap();
+    let (md, _) = compared(tmp.path(), &[A, B]);
+    assert!(
+        md.contains("| vda 256.0 GiB (clients per instance = 8) | tests/data/compare/a.json |")
+            && md.contains(
+                "| vda 256.0 GiB (clients per instance = 4) | tests/data/compare/b.json |"
+            ),
+        "{md}"
+    );
+    assert!(!md.contains("(2)"), "{md}");
+    let rerun = variant(tmp.path(), "rerun.json", |v| {
+        v["started_at"] = "2026-11-30T03:40:00Z".into();
+    });
+    let (md, _) = compared(tmp.path(), &[B, &rerun]);
+    assert!(
+        md.contains("| vda 256.0 GiB (started 02:27:12Z) |")
+            && md.contains("| vda 256.0 GiB (started 03:40:00Z) |"),
+        "{md}"
+    );
+    let other = variant(tmp.path(), "other.json", |v| {
+        v["plan"]["name"] = "nightly".into();
+        v["started_at"] = "2026-11-30T03:40:00Z".into();
+    });
+    let (md, _) = compared(tmp.path(), &[B, &other]);
+    assert!(
+        md.contains("| vda 256.0 GiB (quickstart) |") && md.contains("| vda 256.0 GiB (nightly) |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn engine_settings_that_differ_are_listed_as_key_equals_value_per_run() {
+    // issue 24: the engine config was raw JSON full of nulls, running off compare.html.
+    let tmp = tempfile::tempdir().unwrap();
+    let bigger = variant(tmp.path(), "cache.json", |v| {
+        v["started_at"] = "2026-11-30T03:40:00Z".into();
+        v["plan"]["instances"][0]["config"]["sqlite"]["cache_size_bytes"] = (1u64 << 30).into();
+        v["plan"]["instances"][0]["config"]["sqlite"]["synchronous"] = "normal".into();
+    });
+    let (md, html) = compared(tmp.path(), &[B, &bigger]);
+    for line in [
+        "- vda 256.0 GiB (config.cache_size = default): config.cache_size = default, config.synchronous = full",
+        "- vda 256.0 GiB (config.cache_size = 1.0 GiB): config.cache_size = 1.0 GiB, config.synchronous = normal",
+    ] {
+        assert!(md.contains(line), "{line} missing:\n{md}");
+    }
+    assert!(!md.contains("null") && !md.contains("journal_mode"), "{md}");
+    assert!(html.contains("config.cache_size = 1.0 GiB<br>config.synchronous = normal"));
+    assert!(!html.contains("null"));
+}
+
+#[test]
+fn a_run_compared_with_itself_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(root().join(A), dir.join("result.json")).unwrap();
+    let copy = tmp.path().join("copy.json");
+    std::fs::copy(root().join(A), &copy).unwrap();
+    let (d, f) = (
+        dir.display().to_string(),
+        dir.join("result.json").display().to_string(),
+    );
+    let cases = [
+        (vec![A, A], "the same result.json"),
+        (vec![d.as_str(), f.as_str()], "the same result.json"),
+        (
+            vec![A, copy.to_str().unwrap()],
+            "both started at 2026-11-30T02:17:15Z on host vm",
+        ),
+    ];
+    for (runs, why) in cases {
+        let out_dir = tmp.path().join("cmp");
+        let mut args = vec!["compare"];
+        args.extend(&runs);
+        args.extend(["--out", out_dir.to_str().unwrap()]);
+        let out = run(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{runs:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{} and {} are the same run ({why}); compare needs different runs",
+                runs[0], runs[1]
+            )),
+            "{err}"
+        );
+        assert!(!out_dir.exists(), "nothing written");
+    }
+}

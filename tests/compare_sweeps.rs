@@ -6,12 +6,16 @@ mod common;
 
 use common::{bin, read_json, root, run, text};
 
+/// A sweep of `dir/t.dat`, kept for the next one: filled once, when this one creates it (reads
+/// of never-written blocks would not reach the drive, and are refused).
 fn sweep_run(dir: &std::path::Path, name: &str, labels: &[&str]) -> String {
     let out = dir.join(name);
+    let file = dir.join("t.dat");
+    let fill = if file.exists() { "0" } else { "1" };
     let mut cmd = bin();
-    cmd.args(["sweep", "--quiet", "--target"])
-        .arg(dir.join("t.dat"))
-        .args(["--size", "32MiB", "--fill", "0", "--warmup", "0s"])
+    cmd.args(["sweep", "--quiet", "--keep-file", "--target"])
+        .arg(&file)
+        .args(["--size", "32MiB", "--fill", fill, "--warmup", "0s"])
         .args(["--duration", "300ms", "--curve", "50,100"]);
     for l in labels {
         cmd.args(["--profile", l]);

@@ -320,6 +320,15 @@ fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
 }
 
 #[test]
+fn an_external_server_not_listening_is_named_with_its_address_and_the_os_reason() {
+    // issue 24: it said "2013: lost connection: Input/output error: Connection refused".
+    let port = common::closed_port();
+    let place = format!("127.0.0.1:{port}");
+    let url = format!("mysql://bench@{place}/sbtest");
+    common::refused_external_run(&ServerRun::new(SCENARIO), &url, &place);
+}
+
+#[test]
 fn deadlocks_under_contention_are_retried_and_counted() {
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
@@ -353,6 +362,26 @@ fn deadlocks_under_contention_are_retried_and_counted() {
     );
     assert!(phases[1]["summary"]["transactions"].as_u64().unwrap() > 0);
     assert!(phases[1]["summary"]["retries"].as_u64().unwrap() > 0);
+    // issue 24: retried-then-committed is not shown as errors; given-up transactions apart.
+    assert!(phases.iter().all(|p| p["summary"]["failed"] == 0));
+    let summary = std::fs::read_to_string(r.out().join("summary.md")).unwrap();
+    assert!(summary.contains("| retries | failed |"), "{summary}");
+    assert!(
+        summary
+            .contains("failed attempts, all retried until their transaction committed (by code: "),
+        "{summary}"
+    );
+    // issue 24: the server settings in effect, not only in result.json.
+    assert!(
+        summary.contains("## Server settings in effect"),
+        "{summary}"
+    );
+    assert!(summary.contains("| innodb_flush_method | "), "{summary}");
+    let html = std::fs::read_to_string(r.out().join("report.html")).unwrap();
+    assert!(html.contains("<h2>Server settings in effect</h2>"));
+    assert!(html.contains("<td>innodb_buffer_pool_size</td>"));
+    assert!(html.contains("<th>retries</th><th>failed</th>"));
+    assert!(html.contains("all retried until their transaction committed"));
 }
 
 #[test]

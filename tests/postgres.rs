@@ -46,6 +46,14 @@ fn two_clusters_side_by_side() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let per = result["phases"][1]["per_instance"].as_array().unwrap();
     assert_eq!(per.len(), 2);
+    // issue 24: the settings in effect, in one column when both clusters share them.
+    let summary = std::fs::read_to_string(r.out().join("summary.md")).unwrap();
+    assert!(
+        summary.contains("| setting | all 2 instances |")
+            && summary.contains("| shared_buffers | 128MB |")
+            && summary.contains("| wal_sync_method | "),
+        "{summary}"
+    );
     assert!(
         per.iter()
             .all(|p| p["summary"]["transactions"].as_u64().unwrap() > 0)
@@ -77,6 +85,15 @@ fn an_external_server_is_used_as_it_is() {
             > 0
     );
     drop(server);
+}
+
+#[test]
+fn an_external_server_not_listening_is_named_with_its_address_and_the_os_reason() {
+    // issue 24: it said "CLIENT: error connecting to server", without host, port or reason.
+    let port = common::closed_port();
+    let place = format!("127.0.0.1:{port}");
+    let url = format!("postgres://bench@{place}/sbtest");
+    common::refused_external_run(&ServerRun::new(SCENARIO), &url, &place);
 }
 
 #[test]
@@ -198,6 +215,15 @@ fn a_prebuilt_cluster_is_built_once_and_copied_before_every_run() {
         assert!(servers_under(pre.tmp.path()).is_empty() && servers_under(&r.target()).is_empty());
     }
     assert_eq!(sizes[0], sizes[1], "identical bytes every run");
+    // issue 24: `drivebench clean` knows the pre-built database as drivebench's.
+    let dir = pre.tmp.path().join("pre");
+    let listed = common::run(&["clean", dir.to_str().unwrap()]);
+    let s = text(&listed.stdout);
+    assert_eq!(listed.status.code(), Some(0), "{}", text(&listed.stderr));
+    assert!(
+        s.contains("  prebuilt ") && s.contains(&format!("{}/postgres-", dir.display())),
+        "{s}"
+    );
 }
 
 #[test]

@@ -233,4 +233,13 @@ fn ctrl_c_stops_within_seconds_and_keeps_what_was_measured() {
     assert_eq!(phases[0]["completed"], false);
     assert!(f(&phases[0]["summary"]["transactions"]) > 0.0);
     assert!(out_dir.join("summary.md").exists());
+    // issue 24: the log ends as the terminal did: the interruption, the summary, the results.
+    let log = std::fs::read_to_string(out_dir.join("drivebench.log")).unwrap();
+    for line in [
+        "interrupted (SIGINT): stopping clients and writing partial results",
+        "- Status: interrupted (partial results)",
+        &format!("Results: {}", out_dir.display()),
+    ] {
+        assert!(log.contains(line), "{line} missing from the log:\n{log}");
+    }
 }

@@ -167,6 +167,14 @@ fn time_scale_scales_durations_not_counts() {
     let out = run(&["plan", "scenarios/quickstart.toml", "--time-scale", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--time-scale"));
+    // issue 24: a negative scale is a range error, not clap's "unexpected argument".
+    let out = run(&["plan", "scenarios/quickstart.toml", "--time-scale", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--time-scale: must be a positive number, got -1"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -254,6 +262,19 @@ fn the_postgres_protocol_plans_four_clusters_over_three_hours() {
     );
     assert!(s.contains("+2h") && s.contains("+3h"), "{s}");
     assert!(s.contains("x the 4.0 GiB shared_buffers: I/O-bound"), "{s}");
+}
+
+#[test]
+fn a_small_dataset_is_a_share_of_the_cache_not_0_0x() {
+    // issue 24: "0.0x the 128.0 MiB buffer pool" read as no data at all.
+    let out = run(&["plan", "scenarios/ci-sysbench-mariadb.toml"]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!s.contains("0.0x") && !s.contains("0.1x"), "{s}");
+    assert!(
+        s.contains("% of the 128.0 MiB buffer pool: cache-bound"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -346,4 +367,45 @@ fn the_sql_server_sysbench_scenarios_plan() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(s.contains("mssql-1 (external)"), "{s}");
     assert!(s.contains("no database_dir"), "{s}");
+}
+
+#[test]
+fn a_curve_plan_ends_once_and_counts_the_curve_in_its_total() {
+    // issue 24: "end" was listed after the phases and again after the curve, and the total
+    // left the curve out.
+    let out = run(&["plan", "scenarios/curve-sysbench-mariadb.toml"]);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ends = s
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1) == Some("end"))
+        .count();
+    assert_eq!(ends, 1, "{s}");
+    assert!(
+        s.contains("total at most 19m: 5m of phases and at most 14m of curve, plus the load"),
+        "{s}"
+    );
+}
+
+#[test]
+fn output_into_a_closed_pipe_does_not_panic() {
+    // Found walking the docs for issue 24: `drivebench plan --json | head` panicked with
+    // "failed printing to stdout: Broken pipe".
+    for args in [
+        &["plan", "scenarios/quickstart.toml", "--json"][..],
+        &["schema", "result"][..],
+    ] {
+        let mut child = common::bin()
+            .args(args)
+            .current_dir(common::root())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = text(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
 }

@@ -53,7 +53,15 @@ fn a_sweep_writes_every_point_to_result_json_and_sweeps_csv() {
     let live = text(&o.stderr);
     assert!(live.contains("fill: 64.0 MiB"), "{live}");
     assert!(live.contains("4k-random-read-128   50 %"), "{live}");
-    assert_eq!(std::fs::metadata(&file).unwrap().len(), 64 << 20);
+    // issue 24: the file it created is removed, as a [[sweep]] in a scenario removes its own.
+    assert!(
+        live.contains(&format!(
+            "removed {}, which this sweep created (--keep-file keeps it)",
+            p(&file)
+        )),
+        "{live}"
+    );
+    assert!(!file.exists() && !tmp.path().join(".target.dat.drivebench").exists());
 
     let r = read_json(&out.join("result.json"));
     validate("schemas/json/result.schema.json", &r);
@@ -156,7 +164,14 @@ fn a_custom_mix_at_a_fixed_rate_runs_one_paced_point() {
         p(&out),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(tmp.path().join("drivebench-sweep.dat").exists());
+    // The directory's default file, created and removed again.
+    let file = tmp.path().join("drivebench-sweep.dat");
+    assert!(
+        text(&o.stderr).contains(&format!("removed {}", p(&file))),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!file.exists());
     let r = read_json(&out.join("result.json"));
     let w = &r["sweeps"][0];
     assert_eq!(w["profile"], "custom-4k.75_16k.25-r70-rand100-1x4");
@@ -235,6 +250,20 @@ fn bad_input_exits_2_naming_the_flag_and_writes_nothing() {
         (
             base(&["--profile", prof, "--rate", "100", "--curve", "50"]),
             "--curve: not with rate",
+        ),
+        (
+            base(&["--profile", prof, "--rate", "-5"]),
+            "--rate: must be",
+        ),
+        (
+            base(&["--profile", prof, "--submit-batch", "-1"]),
+            "--submit-batch: must be between 1 and 4096",
+        ),
+        (
+            // issue 24: reads of a file created now never reach the drive without a fill.
+            base(&["--profile", prof, "--curve", "max", "--fill", "0"]),
+            "fill 0 on a file created now: 4k-random-read-128 would read blocks never written, \
+             which the filesystem answers without reaching the drive",
         ),
         (
             base(&["--profile", prof, "--fill", "7"]),
@@ -387,4 +416,57 @@ fn steady_state_rounds_run_before_the_max_run_and_their_verdict_is_kept() {
         .collect();
     assert_eq!(kinds, ["max"]);
     assert_eq!(r["plan"]["sweeps"][0]["steady"]["window"], 5);
+}
+
+#[test]
+fn a_kept_file_is_marked_and_swept_again_without_a_fill_but_an_unwritten_one_is_refused() {
+    let tmp = tempfile::tempdir_in("/var/tmp").unwrap();
+    let file = tmp.path().join("kept.dat");
+    let run = |name: &str, extra: &[&str]| {
+        let out = tmp.path().join(name);
+        let mut args = vec![
+            "--target",
+            p(&file),
+            "--profile",
+            "4k-random-read-128",
+            "--curve",
+            "max",
+            "--warmup",
+            "0s",
+            "--duration",
+            "200ms",
+            "--quiet",
+            "--out",
+            p(&out),
+        ];
+        args.extend(extra);
+        sweep(&args)
+    };
+    let o = run("first", &["--size", "32MiB", "--keep-file"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("kept "), "{}", text(&o.stderr));
+    assert!(file.exists(), "kept");
+    let marker = std::fs::read_to_string(tmp.path().join(".kept.dat.drivebench")).unwrap();
+    assert!(marker.contains("kind = sweep file"), "{marker}");
+    // Filled by the first sweep: --fill 0 measures the drive and is accepted; the file was
+    // there before, so it stays.
+    let o = run("again", &["--fill", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(file.exists());
+
+    // A file allocated and never written (as fallocate leaves it) is refused with --fill 0.
+    let fresh = std::fs::File::create(tmp.path().join("alloc.dat")).unwrap();
+    rustix::fs::fallocate(&fresh, rustix::fs::FallocateFlags::empty(), 0, 32 << 20).unwrap();
+    drop(fresh);
+    std::fs::rename(tmp.path().join("alloc.dat"), &file).unwrap();
+    let o = run("unwritten", &["--fill", "0"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "fill 0, but the file holds blocks never written since it was allocated (from byte 0 on"
+        ),
+        "{err}"
+    );
+    assert!(!tmp.path().join("unwritten").exists(), "nothing started");
 }

@@ -88,3 +88,39 @@ fn a_scenario_sweeps_after_its_phases_and_removes_the_file_it_created() {
     assert!(md.contains("Workload: sysbench oltp_read_write"), "{md}");
     assert!(md.contains("## I/O sweep 4k-random-write-128"), "{md}");
 }
+
+#[test]
+fn a_sweep_without_a_fill_on_a_file_created_now_is_refused_before_anything_starts() {
+    // issue 24: reads of never-written blocks never reach the drive, yet were saved as results.
+    let plan = run(&[
+        "plan",
+        "scenarios/ci-sweep-sqlite.toml",
+        "--set",
+        "sweep.0.fill=0",
+    ]);
+    let s = text(&plan.stdout);
+    assert!(
+        s.contains("error    sweep[0]: ./drivebench-target/drivebench-sweep.dat: fill 0 on a file created now"),
+        "{s}"
+    );
+    let tmp = tempfile::tempdir_in("/var/tmp").unwrap();
+    let (out, target) = (tmp.path().join("run"), tmp.path().join("target"));
+    let o = run(&[
+        "run",
+        "scenarios/ci-sweep-sqlite.toml",
+        "--quiet",
+        "--set",
+        "sweep.0.fill=0",
+        "--out",
+        out.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("preflight: sweep[0]: ") && err.contains("fill it first (fill = 1, --fill 1)"),
+        "{err}"
+    );
+    assert!(!out.exists() && !target.exists(), "nothing started");
+}

@@ -39,15 +39,18 @@ pub async fn check(args: Args) -> Result<i32, CliError> {
     })?;
     for c in &checks {
         let verdict = if c.passed { "pass" } else { "FAIL" };
-        println!("{verdict} {} {}: {}", c.instance, c.name, c.detail);
+        crate::report::live::stdout_text(&format!(
+            "{verdict} {} {}: {}\n",
+            c.instance, c.name, c.detail
+        ));
     }
     let failed = checks.iter().filter(|c| !c.passed).count();
-    println!(
-        "{} of {} checks passed{}",
+    crate::report::live::stdout_text(&format!(
+        "{} of {} checks passed{}\n",
         checks.len() - failed,
         checks.len(),
         if failed > 0 { "; see above" } else { "" }
-    );
+    ));
     let checked: Vec<&str> = checks.iter().map(|c| c.instance.as_str()).collect();
     r.checks.retain(|c| !checked.contains(&c.instance.as_str()));
     r.checks.extend(checks);

@@ -12,8 +12,9 @@ pub struct Args {
     /// Run directories or result.json files (at least two).
     #[arg(required = true, value_name = "RUN")]
     pub runs: Vec<PathBuf>,
-    /// Name a run in the tables instead of its drive's model and capacity: NAME=RUN, RUN being
-    /// one of the paths given (repeatable).
+    /// Name a run in the tables instead of its drive's model and capacity (runs on the same
+    /// drive are told apart by their scenario, the settings that differ or their start time):
+    /// NAME=RUN, RUN being one of the paths given (repeatable).
     #[arg(long = "label", value_name = "NAME=RUN")]
     pub labels: Vec<String>,
     /// Directory for compare.md, compare.html and compare.json.
@@ -54,7 +55,7 @@ pub fn compare(args: Args) -> Result<i32, CliError> {
         eprintln!("warning: {why}");
     }
     let md = compare::markdown(&c);
-    print!("{md}");
+    crate::report::live::stdout_text(&md);
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError::Failed(format!("{}: {e}", args.out.display())))?;
     let fail = |e: report::OutputError| CliError::Failed(e.to_string());

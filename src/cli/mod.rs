@@ -3,6 +3,7 @@
 //! failures, 130 for interruption.
 
 pub mod check;
+pub mod clean;
 pub mod compare;
 pub mod curve;
 pub mod docs;
@@ -27,13 +28,21 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a scenario: load the data on the target, run the phases, write a run directory.
+    ///
+    /// The data stays on the target for the next run (SQLite always; a server's with
+    /// keep_data = true); `drivebench clean TARGET` lists and removes it.
+    ///
+    /// Exit codes: 0 complete; 1 a runtime failure (what was measured is written, with
+    /// "complete": false) or a failed TPC-C consistency check; 2 invalid input, nothing
+    /// started; 130 interrupted by Ctrl-C, SIGTERM or SIGHUP (partial results written, servers
+    /// stopped).
     Run(run::Args),
     /// Run a scenario's load curve: its phases, then TPS vs p99 from low load to saturation
     /// and the max TPS under its SLO ([[curve]], or the default curve when it has none).
     Curve(curve::Args),
     /// Validate a scenario and print its timeline, data size and preflight findings (no side effects).
     Plan(plan::Args),
-    /// Regenerate summary.md, report.html, series.csv and sweeps.csv of a run directory from its result.json.
+    /// Regenerate summary.md, report.html and the CSV files (series, sweeps, curves) of a run directory from its result.json.
     Report(report::Args),
     /// Rank runs of the same workload by TPS, average and p99 latency; write compare.{md,html,json}.
     ///
@@ -57,6 +66,18 @@ pub enum Command {
     Schema(schema::Args),
     /// Sweep a file or block device with direct I/O: latency-vs-IOPS curves per profile.
     Sweep(Box<sweep::Args>),
+    /// List what drivebench left in a target directory, with sizes; remove it with --yes.
+    ///
+    /// Lists the instance directories (SQLite's database always stays; a server's with
+    /// keep_data = true or after a failed stop), pre-built databases (prebuilt_dir) and sweep
+    /// files kept with --keep-file. Only what drivebench created carries its marker (a
+    /// .drivebench file inside a directory, .NAME.drivebench beside a file), and only that is
+    /// listed or removed; directories merely named like an instance's are named and left alone.
+    ///
+    /// Exit codes: 0 listed (or removed with --yes); 2 the target does not exist, is not
+    /// drivebench's, or a server of ours (its pid file names a live process) or another
+    /// process still has files open there; nothing is removed then.
+    Clean(clean::Args),
     /// Print a reference page in markdown: every command and option, or every scenario key.
     Docs(docs::Args),
 }
@@ -73,7 +94,12 @@ pub struct ScenarioArgs {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// Multiply every duration by F (e.g. 0.01 for a CI-sized replica of a long protocol).
-    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    #[arg(
+        long,
+        value_name = "F",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
     pub time_scale: f64,
 }
 
@@ -136,11 +162,12 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Schema(a) => schema::schema(a),
         Command::Sweep(a) => sweep::sweep(*a).await,
         Command::Docs(a) => docs::docs(a),
+        Command::Clean(a) => clean::clean(a),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
-            crate::report::live::stderr_line(&format!("error: {e}"));
+            crate::report::live::closing_line(&format!("error: {e}"));
             e.exit_code()
         }
     }
@@ -180,7 +207,7 @@ pub(crate) fn stop_on_signal(
         let Some(name) = next_signal(&mut streams).await else {
             return;
         };
-        crate::report::live::stderr_line(&format!(
+        crate::report::live::closing_line(&format!(
             "interrupted ({name}): {what} and writing partial results (again to abort at once)"
         ));
         cancel.cancel();

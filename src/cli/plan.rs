@@ -26,14 +26,14 @@ pub async fn plan(args: Args) -> Result<i32, CliError> {
     if args.json {
         let text =
             serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))?;
-        println!("{text}");
+        crate::report::live::stdout_text(&format!("{text}\n"));
         return Ok(EXIT_OK);
     }
     let mut findings = preflight::check(&plan);
     if let Some(db) = &plan.database {
         findings.extend(preflight::external_findings(db).await);
     }
-    print!("{}", render(&plan, &findings));
+    crate::report::live::stdout_text(&render(&plan, &findings));
     // The plan is valid, but this host cannot run it: exit 2, as `run` would.
     if let Some(missing) = plan.database.as_ref().and_then(preflight::missing_server) {
         return Err(CliError::Invalid(missing));
@@ -153,20 +153,26 @@ fn timeline(s: &mut String, report_interval_ms: u64, plan: &DatabaseRun) {
             dur(p.duration_ms)
         );
     }
+    let phases = plan.estimates.phases_total_ms;
+    let Some(c) = &plan.curve else {
+        let _ = writeln!(
+            s,
+            "  {:>10}  {:<16} {:>10}",
+            format!("+{}", dur(phases)),
+            "end",
+            ""
+        );
+        let _ = writeln!(s, "  total {} of phases, plus the load", dur(phases));
+        return;
+    };
+    // The curve follows the phases at once: one "end", after the curve.
+    *s += &c.timeline(phases);
     let _ = writeln!(
         s,
-        "  {:>10}  {:<16} {:>10}",
-        format!("+{}", dur(plan.estimates.phases_total_ms)),
-        "end",
-        ""
-    );
-    if let Some(c) = &plan.curve {
-        *s += &c.timeline(plan.estimates.phases_total_ms);
-    }
-    let _ = writeln!(
-        s,
-        "  total {} of phases, plus the load",
-        dur(plan.estimates.phases_total_ms)
+        "  total at most {}: {} of phases and at most {} of curve, plus the load",
+        dur(phases + c.max_total_ms()),
+        dur(phases),
+        dur(c.max_total_ms())
     );
 }
 

@@ -16,6 +16,6 @@ pub fn report(args: Args) -> Result<i32, CliError> {
         RegenerateError::Read(e) => CliError::Invalid(e.to_string()),
         RegenerateError::Write(e) => CliError::Failed(e.to_string()),
     })?;
-    print!("{}", crate::report::markdown::summary(&r));
+    crate::report::live::stdout_text(&crate::report::markdown::summary(&r));
     Ok(EXIT_OK)
 }

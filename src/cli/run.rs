@@ -108,10 +108,10 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     dir.finish(&report)
         .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
     if let Ending::Failed(e) = &ending {
-        crate::report::live::stderr_line(&format!("error: {e}"));
+        crate::report::live::closing_line(&format!("error: {e}"));
     }
-    crate::report::live::stdout_text(&crate::report::markdown::summary(&report));
-    crate::report::live::stdout_text(&format!("\nResults: {}\n", out.display()));
+    crate::report::live::closing_text(&crate::report::markdown::summary(&report));
+    crate::report::live::closing_text(&format!("\nResults: {}\n", out.display()));
     Ok(code)
 }
 

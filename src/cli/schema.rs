@@ -29,6 +29,6 @@ pub fn schema_text(kind: Kind) -> String {
 }
 
 pub fn schema(args: Args) -> Result<i32, CliError> {
-    print!("{}", schema_text(args.kind));
+    crate::report::live::stdout_text(&schema_text(args.kind));
     Ok(EXIT_OK)
 }

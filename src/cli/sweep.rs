@@ -18,7 +18,7 @@ use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport};
 use crate::report::{self, RunDir};
 use crate::scenario::plan::Plan;
-use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, resolve};
+use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, SweepTarget, resolve};
 use crate::target::{DeviceIdentity, TargetInfo};
 
 fn profile_list() -> String {
@@ -32,9 +32,9 @@ fn profile_list() -> String {
 #[derive(Debug, clap::Args)]
 #[command(after_help = profile_list())]
 pub struct Args {
-    /// File to sweep (created and fully allocated when absent; its contents are overwritten),
-    /// a directory (the file drivebench-sweep.dat inside it), or a block device (with
-    /// --destroy-data).
+    /// File to sweep (created and fully allocated when absent, and removed at the end unless
+    /// --keep-file; an existing file's contents are overwritten), a directory (the file
+    /// drivebench-sweep.dat inside it), or a block device (with --destroy-data).
     #[arg(long, value_name = "PATH")]
     pub target: PathBuf,
     /// Size of the file, e.g. 4GiB [default: the size of an existing file; required to create one].
@@ -73,13 +73,15 @@ pub struct Args {
     #[arg(long, value_name = "LIST")]
     pub curve: Option<String>,
     /// Run one point at this many IOPS instead of the max run and the curve.
-    #[arg(long, value_name = "IOPS")]
+    #[arg(long, value_name = "IOPS", allow_negative_numbers = true)]
     pub rate: Option<f64>,
     /// Spacing of I/O start times at a target rate.
     #[arg(long, value_name = "KIND", value_parser = ["uniform", "poisson"])]
     pub arrivals: Option<String>,
     /// Sequential 128 KiB write passes over the whole target before sweeping (0..4)
-    /// [default: 1 for a file, 0 for a device].
+    /// [default: 1 for a file, 0 for a device]. 0 is refused when a profile reads a file with
+    /// blocks never written (one created now, or allocated and not written since): the
+    /// filesystem answers those reads without the drive.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub fill: Option<i64>,
     /// SNIA-style steady state before each max run: rounds of --duration until IOPS over 5
@@ -87,19 +89,24 @@ pub struct Args {
     #[arg(long)]
     pub steady: bool,
     /// Stop a curve after a point whose mean latency passes this many milliseconds.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
     pub stop_curve_ms: Option<f64>,
     /// Submission path [default: auto, io_uring with a psync fallback].
     #[arg(long, value_name = "ENGINE", value_parser = ["auto", "io_uring", "psync"])]
     pub io_engine: Option<String>,
     /// io_uring: submit once N I/Os are queued [default: 1, each at once as fio does; the depth
     /// or more submits each refill in one call, which costs less CPU on some drives].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub submit_batch: Option<i64>,
     /// Allow writing to a block device (destroys its data). The device must also be unused:
     /// not mounted, not swap, no holders, and exclusively openable.
     #[arg(long)]
     pub destroy_data: bool,
+    /// Keep the file this sweep creates (removed at the end otherwise, as a [[sweep]] in a
+    /// scenario removes its own), filled, for later sweeps with --fill 0; `drivebench clean`
+    /// lists and removes kept files.
+    #[arg(long)]
+    pub keep_file: bool,
     /// Run directory to write [default: runs/sweep-<UTC timestamp>].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -267,14 +274,22 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
     let sweep = resolve(&section, &KeyPath::root(), 1.0)
         .map_err(|e| CliError::Invalid(format!("{}: {}", flag_of(&e), e.message)))?;
     let path = sweep.target_path("");
+    protocol::sweeps::check_written(&sweep, "")
+        .map_err(|e| CliError::Invalid(format!("--target {e}")))?;
+    let is_device = matches!(sweep.target, SweepTarget::Device { .. });
+    let created = !is_device && !path.exists();
     let target = open_checked(&sweep, &path)?;
-    let is_device = matches!(
-        sweep.target,
-        crate::scenario::sweep::SweepTarget::Device { .. }
-    );
     let info = target_info(&path, target.device.clone(), is_device);
     let plan = sweep_only_plan(sweep.clone(), &path);
-    let (out, mut dir) = start_run_dir(&args, &plan)?;
+    let (out, mut dir) = match start_run_dir(&args, &plan) {
+        Ok(started) => started,
+        Err(e) => {
+            if created {
+                let _ = crate::target::leftovers::remove_marked_file(&path);
+            }
+            return Err(e);
+        }
+    };
     let console = Console::new(args.quiet);
     console.line(&format!(
         "drivebench {}: sweep -> {}",
@@ -292,32 +307,73 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
         },
         Vec::new(),
     );
-    let cancel = CancellationToken::new();
     dir.write_result(&report)
         .map_err(|e| CliError::Failed(e.to_string()))?;
-    let stop_signals =
-        super::stop_on_signal(cancel.clone(), "stopping the I/O", false, out.clone());
-    let mut ctx = protocol::RunCtx {
-        report: &mut report,
-        dir: &mut dir,
-        console: &console,
-        cancel: &cancel,
-        telemetry: protocol::telemetry::Telemetry::Off,
-    };
-    let ending = protocol::sweeps::run_one(plan.seed, &sweep, target, &mut ctx).await;
-    stop_signals.abort();
+    let ending = run_sweep(&sweep, target, &mut report, &mut dir, &console).await;
+    if created {
+        leave_or_remove(&path, args.keep_file, &console);
+    }
     report.finished_at = Some(utc_now());
     let code = super::run::close(&mut report, &ending);
     dir.finish(&report)
         .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
     if let Ending::Failed(e) = &ending {
-        crate::report::live::stderr_line(&format!("error: {e}"));
+        crate::report::live::closing_line(&format!("error: {e}"));
     }
     if !args.quiet {
-        crate::report::live::stdout_text(&crate::report::markdown::summary(&report));
+        crate::report::live::closing_text(&crate::report::markdown::summary(&report));
     }
-    crate::report::live::stdout_text(&format!("\nResults: {}\n", out.display()));
+    crate::report::live::closing_text(&format!("\nResults: {}\n", out.display()));
     Ok(code)
+}
+
+/// The sweep on its open target, stopped by the first stop signal.
+async fn run_sweep(
+    sweep: &PlanSweep,
+    target: DirectTarget,
+    report: &mut RunReport,
+    dir: &mut RunDir,
+    console: &Console,
+) -> Ending {
+    let seed = report.plan.seed;
+    let cancel = CancellationToken::new();
+    let run_dir = dir.path.clone();
+    let stop_signals = super::stop_on_signal(cancel.clone(), "stopping the I/O", false, run_dir);
+    let mut ctx = protocol::RunCtx {
+        report,
+        dir,
+        console,
+        cancel: &cancel,
+        telemetry: protocol::telemetry::Telemetry::Off,
+    };
+    let ending = protocol::sweeps::run_one(seed, sweep, target, &mut ctx).await;
+    stop_signals.abort();
+    ending
+}
+
+/// The file this sweep created: removed, as a `[[sweep]]` in a scenario removes its own, or
+/// kept with `--keep-file` (marked as drivebench's) for later sweeps with `--fill 0`.
+fn leave_or_remove(path: &Path, keep: bool, console: &Console) {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    if keep {
+        console.always(&format!(
+            "kept {} (--keep-file): sweep it again with --fill 0; `drivebench clean {}` removes it",
+            path.display(),
+            dir.display()
+        ));
+        return;
+    }
+    match crate::target::leftovers::remove_marked_file(path) {
+        Ok(()) => console.always(&format!(
+            "removed {}, which this sweep created (--keep-file keeps it)",
+            path.display()
+        )),
+        Err(e) => console.always(&format!(
+            "warning: cannot remove {}: {e}; `drivebench clean {}` removes it",
+            path.display(),
+            dir.display()
+        )),
+    }
 }
 
 /// Every profile's point checked on its own, the target at `path` opened, and every point
@@ -344,7 +400,7 @@ fn open_checked(sweep: &PlanSweep, path: &Path) -> Result<DirectTarget, CliError
     for (name, point) in &points {
         if let Err(e) = check_point(&target, point) {
             if !existed {
-                let _ = std::fs::remove_file(path);
+                let _ = crate::target::leftovers::remove_marked_file(path);
             }
             return Err(bad_point(name, e));
         }

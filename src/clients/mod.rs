@@ -229,6 +229,7 @@ pub async fn run_client<C: Connector, W: Workload>(
             }
             Err(_) if cancel.is_cancelled() => break,
             Err((e, attempts)) => {
+                lock(&spec.shard).failed += 1;
                 let e = if attempts >= spec.max_attempts && e.class != ErrorClass::Fatal {
                     let mut e = e;
                     e.message = format!(

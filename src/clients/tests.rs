@@ -250,6 +250,12 @@ async fn giving_up_after_max_attempts_says_so() {
         }
         other => panic!("expected a failure, got {other:?}"),
     }
+    let r: Recorded = h.recorder.collect();
+    assert_eq!(
+        (r.failed, r.retries_total()),
+        (1, 0),
+        "one given up, none retried"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,4 +1,4 @@
-//! Units as scenario files write them: durations (`"90s"`, `"1h30m"`, `"250ms"`), sizes
+//! Units as scenario files write them: durations (`"90s"`, `"1h30m"` or `"1h 30m"`, `"250ms"`), sizes
 //! (`"24GiB"`, `"512KB"`, plain byte counts) and percentages (`"25%"`). Parsing is strict:
 //! anything not understood is an error that says what was expected.
 
@@ -33,8 +33,9 @@ pub enum UnitError {
     PercentRange(String),
 }
 
-/// Parse a duration such as `"90s"`, `"2h"`, `"1h30m"`, `"250ms"` or `"1.5s"`.
-/// A bare number is refused: a duration always carries its unit.
+/// Parse a duration such as `"90s"`, `"2h"`, `"1h30m"`, `"250ms"` or `"1.5s"`; spaces may
+/// separate the parts (`"1h 30m"`, `"30 s"`). A bare number is refused: a duration always
+/// carries its unit.
 pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
     let s = text.trim();
     if s.is_empty() {
@@ -53,12 +54,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
             what: "duration",
             text: text.into(),
         })?;
-        rest = &rest[num_len..];
+        rest = rest[num_len..].trim_start();
         let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .find(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace())
             .unwrap_or(rest.len());
         let unit = &rest[..unit_len];
-        rest = &rest[unit_len..];
+        rest = rest[unit_len..].trim_start();
         let unit_ns = match unit {
             "ns" => 1.0,
             "us" | "µs" => 1e3,
@@ -203,6 +204,21 @@ pub fn format_bytes(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// How big one amount is next to another, as prose: 8.3 -> "8.3x", 0.064 -> "6% of",
+/// 0.0004 -> "under 0.1% of". A ratio below 1 as "0.0x" would read as none at all.
+pub fn format_ratio(ratio: f64) -> String {
+    let pct = ratio * 100.0;
+    if ratio >= 1.0 {
+        format!("{ratio:.1}x")
+    } else if pct >= 1.0 {
+        format!("{pct:.0}% of")
+    } else if pct >= 0.1 {
+        format!("{pct:.1}% of")
+    } else {
+        "under 0.1% of".to_string()
+    }
+}
+
 /// Now, as RFC 3339 UTC to the second (when a run started, finished or was checked).
 pub fn utc_now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
@@ -223,6 +239,10 @@ mod tests {
             ("15m", 900_000),
             ("1d", 86_400_000),
             (" 10s ", 10_000),
+            // issue 24: spaces between the parts, as people write them.
+            ("1h 30m", 5_400_000),
+            ("2h 5m 10s", 7_510_000),
+            ("30 s", 30_000),
         ];
         for (text, ms) in cases {
             assert_eq!(
@@ -235,7 +255,16 @@ mod tests {
 
     #[test]
     fn durations_without_unit_or_with_unknown_unit_are_refused() {
-        for bad in ["", "10", "ten seconds", "5parsecs", "s", "1h30"] {
+        for bad in [
+            "",
+            "10",
+            "ten seconds",
+            "5parsecs",
+            "s",
+            "1h30",
+            "1h 30",
+            "1 30m",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
         }
         assert!(
@@ -275,6 +304,21 @@ mod tests {
         }
         assert_eq!(format_duration(Duration::ZERO), "0s");
         assert_eq!(format_duration(Duration::from_micros(30_000_400)), "30s");
+    }
+
+    #[test]
+    fn ratios_read_as_times_or_as_a_share() {
+        let cases: &[(f64, &str)] = &[
+            (8.3, "8.3x"),
+            (1.0, "1.0x"),
+            (0.5, "50% of"),
+            (0.064, "6% of"),
+            (0.0042, "0.4% of"),
+            (0.0004, "under 0.1% of"),
+        ];
+        for (ratio, text) in cases {
+            assert_eq!(format_ratio(*ratio), *text, "{ratio}");
+        }
     }
 
     #[test]

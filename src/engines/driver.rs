@@ -165,6 +165,9 @@ pub struct EngineOps {
     /// Why a loaded data directory cannot be copied to a new instance (`prebuilt_dir`), when
     /// it cannot.
     pub no_prebuilt: Option<&'static str>,
+    /// Where a private instance's server writes its pid (first line), relative to the
+    /// instance's directory; none when it writes none.
+    pub pid_file: Option<&'static str>,
     /// `[instance.config]` validated into the engine's settings.
     pub parse_config: fn(&toml::Table, &KeyPath) -> Result<EngineConfig, Invalid>,
     /// The JSON Schema of `[instance.config]` as written, registered with the generator.

@@ -190,6 +190,21 @@ impl EngineError {
     pub fn fatal(code: &str, message: impl Into<String>) -> Self {
         EngineError::new(ErrorClass::Fatal, code, message)
     }
+
+    /// A connection to `place` ("host:port", or a socket) that could not be opened, with the
+    /// innermost reason `cause` gives (the OS's, e.g. "Connection refused (os error 111)"):
+    /// no connection was ever made, so nothing was lost. Reconnecting may still succeed.
+    pub fn cannot_connect(code: &str, place: &str, cause: &dyn std::error::Error) -> Self {
+        let mut root = cause;
+        while let Some(next) = root.source() {
+            root = next;
+        }
+        EngineError::new(
+            ErrorClass::Reconnect,
+            code,
+            format!("cannot connect to {place}: {root}"),
+        )
+    }
 }
 
 /// Where a session's calls may run.

@@ -34,4 +34,4 @@ pub use spec::{
     Region, SizeShare,
 };
 pub use stream::IoOp;
-pub use target::{DirectTarget, TargetKind, TargetSpec, open_target};
+pub use target::{DirectTarget, TargetKind, TargetSpec, first_unwritten, open_target};

@@ -1,5 +1,5 @@
 //! The target a point runs on, open for direct I/O: a regular file (created and fully
-//! allocated when absent, never sparse) or a block device (only through the destructive-write
+//! allocated when absent, never sparse, and marked as drivebench's) or a block device (only through the destructive-write
 //! guard in [`crate::target::guard`]).
 
 use std::fs::File;
@@ -10,6 +10,7 @@ use super::direct::{self, DirectAlignment};
 use super::error::IoError;
 use crate::target::DeviceIdentity;
 use crate::target::guard::claim_block_device;
+use crate::target::leftovers::{Kind, mark_file};
 
 /// What to open.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -80,6 +81,18 @@ pub fn open_target(spec: &TargetSpec) -> Result<DirectTarget, IoError> {
             })
         }
     }
+}
+
+/// The first byte of `[0, end)` of the file at `path` that holds nothing written since the
+/// file was allocated: a hole, or an extent allocated and never written, which ext4, XFS and
+/// btrfs report as a hole (reads of it are answered from the filesystem's metadata, without
+/// the drive). `None` when all of it was written, or when the filesystem cannot tell (its
+/// SEEK_HOLE then answers the end of the file).
+pub fn first_unwritten(path: &Path, end: u64) -> Result<Option<u64>, IoError> {
+    let file = File::open(path).map_err(|e| system(path, "open", e))?;
+    let hole = rustix::fs::seek(&file, rustix::fs::SeekFrom::Hole(0))
+        .map_err(|e| system(path, "look for unwritten blocks (SEEK_HOLE)", e.into()))?;
+    Ok((hole < end).then_some(hole))
 }
 
 fn system(path: &Path, what: &'static str, source: std::io::Error) -> IoError {
@@ -162,6 +175,13 @@ fn open_file(path: &Path, size_bytes: u64) -> Result<DirectTarget, IoError> {
             path: path.to_path_buf(),
             reason: "tmpfs keeps data in memory, so direct I/O there measures RAM".to_owned(),
         });
+    }
+    // A file drivebench created is marked as its own, for `drivebench clean`.
+    if existing.is_none()
+        && let Err(e) = mark_file(path, Kind::SweepFile)
+    {
+        let _ = std::fs::remove_file(path);
+        return Err(system(path, "write the marker beside", e));
     }
     Ok(DirectTarget {
         alignment: direct::discover(&file, false),

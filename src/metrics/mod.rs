@@ -57,6 +57,8 @@ pub struct Recorded {
     pub errors: BTreeMap<(usize, ErrorClass, String), u64>,
     /// Attempts beyond the first of committed transactions, per kind.
     pub retries: Vec<u64>,
+    /// Transactions given up: their last attempt failed and was not retried.
+    pub failed: u64,
     /// Transactions that ended in a rollback their inputs asked for, per kind.
     pub rolled_back: Vec<u64>,
     pub reconnects: u64,
@@ -78,6 +80,7 @@ impl Recorded {
             other: 0,
             errors: BTreeMap::new(),
             retries: vec![0; kinds.max(1)],
+            failed: 0,
             rolled_back: vec![0; kinds.max(1)],
             reconnects: 0,
             late_starts: 0,
@@ -119,6 +122,7 @@ impl Recorded {
         for (a, b) in self.rolled_back.iter_mut().zip(&other.rolled_back) {
             *a += b;
         }
+        self.failed += other.failed;
         self.reconnects += other.reconnects;
         self.late_starts += other.late_starts;
         self.max_start_lag_us = self.max_start_lag_us.max(other.max_start_lag_us);
@@ -137,6 +141,7 @@ impl Recorded {
         self.other = 0;
         self.errors.clear();
         self.retries.iter_mut().for_each(|n| *n = 0);
+        self.failed = 0;
         self.rolled_back.iter_mut().for_each(|n| *n = 0);
         self.reconnects = 0;
         self.late_starts = 0;

@@ -89,11 +89,18 @@ pub struct Summary {
     pub latency_ms: Latency,
     /// Service time: from the actual start of the first attempt.
     pub service_ms: Latency,
-    /// Failed attempts, all classes.
+    /// Failed attempts, all classes: those retried (`retries`) and the last attempts of
+    /// transactions given up (`failed`).
     pub errors: u64,
     pub errors_per_s: f64,
     pub errors_by_code: Vec<ErrorCount>,
+    /// Attempts beyond the first of committed transactions: failed attempts that were re-run
+    /// until the transaction committed.
     pub retries: u64,
+    /// Transactions given up: their last attempt failed and was not retried (attempts ran
+    /// out, a fatal error, a connection that could not be replaced). A run with any fails.
+    #[serde(default)]
+    pub failed: u64,
     pub reconnects: u64,
     pub late_starts: u64,
     pub max_start_lag_ms: f64,
@@ -150,6 +157,7 @@ impl Summary {
             errors_by_code: error_counts(r, None),
             queries: q,
             retries: r.retries_total(),
+            failed: r.failed,
             reconnects: r.reconnects,
             late_starts: r.late_starts,
             max_start_lag_ms: r.max_start_lag_us as f64 / 1000.0,

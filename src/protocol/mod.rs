@@ -35,6 +35,7 @@ use crate::report::result::{InstanceReport, RunReport, RunStatus};
 use crate::scenario::Plan;
 use crate::scenario::plan::Benchmark;
 use crate::scenario::plan::DbPlan;
+use crate::target::leftovers::{Kind, create_marked_dir};
 use crate::workload::sysbench::Sysbench;
 use crate::workload::tpcc::workload::Tpcc;
 pub use ending::{Cause, Ending, Reason, RunError, Stage};
@@ -109,7 +110,7 @@ async fn run_embedded<E: Embedded>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) -> En
             Err(e) => return Ending::failed(Stage::Setup, e),
         };
         let dir = target.join(&inst.name);
-        if let Err(e) = std::fs::create_dir_all(&dir) {
+        if let Err(e) = create_marked_dir(&dir, Kind::Instance) {
             return Ending::failed_on(
                 Stage::Setup,
                 &inst.name,

@@ -1,4 +1,5 @@
 //! Preflight: what can be known about a plan before anything starts — target, free space,
+//! sweeps that would read never-written blocks,
 //! engine caveats (each engine's own through `Engine::preflight`, and what an external server
 //! answers through `Server::probe`), memory. `plan` prints the findings; `run` refuses on
 //! errors.
@@ -6,7 +7,7 @@
 use std::path::Path;
 
 use super::servers::{config_of, password};
-use crate::config::units::format_bytes;
+use crate::config::units::{format_bytes, format_ratio};
 use crate::engines::server::{Probe, Server};
 use crate::engines::{
     Advice, BoxFuture, Embedded, Engine, EngineVisitor, PreflightInstance, PreflightRun, Severity,
@@ -95,6 +96,12 @@ fn target_findings(plan: &Plan) -> Vec<Finding> {
             format!("not enough free space: the data needs about {} but only {} is free; `run` would refuse", format_bytes(needed), format_bytes(free)),
         )),
         Err(e) => out.push(finding(Level::Warning, e.to_string())),
+    }
+    if let Err((i, e)) = super::sweeps::check_all_written(plan) {
+        out.push(finding(
+            Level::Error,
+            format!("sweep[{i}]: {e}; `run` would refuse"),
+        ));
     }
     out
 }
@@ -250,8 +257,9 @@ fn cache_findings(
     out.push(finding(
         Level::Note,
         format!(
-            "dataset {} per instance is {ratio:.1}x the {} {cache}: {regime}",
+            "dataset {} per instance is {} the {} {cache}: {regime}",
             format_bytes(data),
+            format_ratio(ratio),
             format_bytes(pool)
         ),
     ));

@@ -18,6 +18,7 @@ use crate::report::live::Console;
 use crate::report::result::CopyReport;
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::{PlanInstance, PrepareMode, Provision};
+use crate::target::leftovers::{Kind, create_marked_dir};
 
 /// The password of an external instance, from `password_env` or `password_file`.
 pub fn password(inst: &PlanInstance) -> Result<Option<String>, PasswordError> {
@@ -105,6 +106,10 @@ pub(crate) async fn run_kind<K: Server>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) 
             Err(e) => return Ending::failed(Stage::Setup, e),
         };
         let (name, dir) = (inst.name.clone(), target.join(&inst.name));
+        if let Err(e) = create_marked_dir(&dir, Kind::Instance) {
+            let cause = Reason(format!("cannot create {}: {e}", dir.display()));
+            return Ending::failed_on(Stage::Setup, &name, cause);
+        }
         ctx.console
             .line(&format!("starting {name} in {}", dir.display()));
         starts.push((
@@ -212,7 +217,7 @@ async fn copy_prebuilt<K: Server>(
             Path::new(&plan.target_path()).join(&inst.name),
         );
         let copied = tokio::task::spawn_blocking(move || {
-            std::fs::create_dir_all(&to).map_err(PrebuiltError::io(&to))?;
+            create_marked_dir(&to, Kind::Instance).map_err(PrebuiltError::io(&to))?;
             prebuilt::copy_into(&src, &to).map_err(PrebuiltError::Copy)
         })
         .await??;
@@ -284,7 +289,7 @@ async fn build_prebuilt<K: Server>(
     }
     let building = dir.join(format!("{}.building", prebuilt::key(plan)));
     let _ = std::fs::remove_dir_all(&building);
-    std::fs::create_dir_all(&building).map_err(PrebuiltError::io(&building))?;
+    create_marked_dir(&building, Kind::Prebuilt).map_err(PrebuiltError::io(&building))?;
     let config = config_of::<K>(inst)?.clone();
     let (name, demand, b) = (inst.name.clone(), *demand, building.clone());
     let mut server = tokio::task::spawn_blocking(move || K::start(&name, &config, &demand, &b))

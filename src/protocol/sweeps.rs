@@ -22,6 +22,7 @@ use crate::report::live::Console;
 use crate::report::sweeps::{PointDevice, SweepReport};
 use crate::scenario::Plan;
 use crate::scenario::sweep::{PlanSweep, SweepTarget};
+use crate::target::leftovers::remove_marked_file;
 
 /// Open a sweep's target; `target_dir` holds its file.
 pub fn open(sweep: &PlanSweep, target_dir: &str) -> Result<DirectTarget, IoError> {
@@ -59,6 +60,79 @@ pub struct DeviceRefused {
     pub source: IoError,
 }
 
+/// A sweep whose profiles would read blocks of its file never written since the file was
+/// allocated: the filesystem answers those reads without the drive, so the figures would
+/// measure the page cache and metadata, not the drive. Refused before anything starts.
+#[derive(Debug, thiserror::Error)]
+pub enum Unwritten {
+    #[error(
+        "{path}: fill 0 on a file created now: {profile} would read blocks never written, which \
+         the filesystem answers without reaching the drive; fill it first (fill = 1, --fill 1), \
+         or sweep a file already written"
+    )]
+    New { path: String, profile: String },
+    #[error(
+        "{path}: fill 0, but the file holds blocks never written since it was allocated (from \
+         byte {offset} on, inside the {region} the profiles touch): {profile} would read them \
+         without reaching the drive; fill it first (fill = 1, --fill 1)"
+    )]
+    NeverWritten {
+        path: String,
+        offset: u64,
+        region: String,
+        profile: String,
+    },
+    #[error(transparent)]
+    Io(#[from] IoError),
+}
+
+/// Refuse a sweep without a fill whose profiles read blocks of its file never written: a file
+/// this sweep creates, or one with holes or unwritten extents in the region swept.
+pub fn check_written(sweep: &PlanSweep, target_dir: &str) -> Result<(), Unwritten> {
+    let SweepTarget::File { size_bytes, .. } = sweep.target else {
+        return Ok(());
+    };
+    let Some(reader) = sweep.profiles.iter().find(|p| p.read_pct > 0) else {
+        return Ok(());
+    };
+    if sweep.fill_passes > 0 {
+        return Ok(());
+    }
+    let path = sweep.target_path(target_dir);
+    let (shown, profile) = (path.display().to_string(), reader.name.to_string());
+    if !path.exists() {
+        return Err(Unwritten::New {
+            path: shown,
+            profile,
+        });
+    }
+    let end = (size_bytes as f64 * sweep.region.end_fraction) as u64;
+    match crate::io::first_unwritten(&path, end)? {
+        None => Ok(()),
+        Some(offset) => Err(Unwritten::NeverWritten {
+            path: shown,
+            offset,
+            region: format_bytes(end),
+            profile,
+        }),
+    }
+}
+
+/// [`check_written`] for every sweep of a plan, before it starts; a file an earlier sweep
+/// fills and leaves (one that existed before the run) counts as written.
+pub fn check_all_written(plan: &Plan) -> Result<(), (usize, Unwritten)> {
+    for (i, s) in plan.sweeps.iter().enumerate() {
+        let path = s.target_path(&plan.target_path);
+        let filled_before = plan.sweeps[..i]
+            .iter()
+            .any(|e| e.fill_passes > 0 && e.target_path(&plan.target_path) == path);
+        if !(filled_before && path.exists()) {
+            check_written(s, &plan.target_path).map_err(|e| (i, e))?;
+        }
+    }
+    Ok(())
+}
+
 /// Bytes the plan's sweep files will take on the target (files that do not exist yet).
 pub fn needed_bytes(plan: &Plan) -> u64 {
     let mut files: Vec<(std::path::PathBuf, u64)> = Vec::new();
@@ -87,7 +161,7 @@ pub async fn run_all(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
             Ok(target) => run_one(plan.seed, sweep, target, ctx).await,
             Err(e) => Ending::failed(Stage::Sweep(format!("sweep[{i}]")), e),
         };
-        if created && let Err(e) = std::fs::remove_file(&path) {
+        if created && let Err(e) = remove_marked_file(&path) {
             ctx.console
                 .line(&format!("warning: cannot remove {}: {e}", path.display()));
         }

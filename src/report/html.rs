@@ -46,6 +46,7 @@ pub fn page(r: &RunReport) -> String {
     if r.phases.is_empty() && r.plan.database.is_some() {
         s.push_str("<p>No phase was measured.</p>");
     }
+    super::server_settings::html(&mut s, &r.instances);
     super::html_tpcc::section(&mut s, r);
     over_time(&mut s, r);
     for phase in r.phases.iter().filter(|p| p.recorded) {
@@ -157,7 +158,7 @@ fn summary_table(s: &mut String, ph: &PhaseReport) {
     let partial = if ph.completed { "" } else { ", stopped early" };
     let _ = write!(
         s,
-        "<h2>{} ({kind}, {dur}{partial})</h2><table><tr><th>instance</th><th>TPS</th><th>QPS</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>errors</th></tr>",
+        "<h2>{} ({kind}, {dur}{partial})</h2><table><tr><th>instance</th><th>TPS</th><th>QPS</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>retries</th><th>failed</th></tr>",
         escape(&ph.name)
     );
     let line = |s: &mut String, name: &str, m: &crate::metrics::summary::Summary, class: &str| {
@@ -177,6 +178,9 @@ fn summary_table(s: &mut String, ph: &PhaseReport) {
     }
     line(s, "total", &ph.summary, "total");
     s.push_str("</table>");
+    if let Some(note) = super::attempts_note(&ph.summary) {
+        let _ = write!(s, "<p>{}</p>", escape(&note));
+    }
     if ph.per_instance.len() > 1 {
         let m = &ph.mean_of_instances;
         let _ = write!(

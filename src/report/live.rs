@@ -1,6 +1,7 @@
 //! Live output on stderr: a sysbench-like line per report interval, and progress bars with ETA
 //! for the load and the phases (only on a terminal, and never with `--quiet`). Lines also go
-//! to the run's log file through `tracing`.
+//! to the run's log file through `tracing`, the closing ones (error, interruption, summary)
+//! included.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -16,6 +17,20 @@ use crate::metrics::summary::Summary;
 pub fn stderr_line(text: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// A closing line on stderr (the fatal error, "interrupted ..."), also written to the run's log
+/// as shown, so drivebench.log ends the way the terminal did.
+pub fn closing_line(text: &str) {
+    tracing::info!("{text}");
+    stderr_line(text);
+}
+
+/// Closing text on stdout (the final summary, where the results are), also written to the
+/// run's log as shown.
+pub fn closing_text(text: &str) {
+    tracing::info!("{}", text.trim());
+    stdout_text(text);
 }
 
 /// Write text to stdout, ignoring failure (see [`stderr_line`]).
@@ -67,6 +82,12 @@ impl Console {
         let m = self.bars.as_ref()?;
         let style = ProgressStyle::with_template(template)
             .ok()?
+            .with_key(
+                "rate",
+                |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&per_second(s.per_sec()));
+                },
+            )
             .progress_chars("=> ");
         let bar = m.add(ProgressBar::new(total).with_style(style));
         bar.enable_steady_tick(Duration::from_millis(250));
@@ -77,7 +98,7 @@ impl Console {
     pub fn load_bar(&self, rows: u64) -> Option<ProgressBar> {
         self.bar(
             rows,
-            "load  [{bar:30}] {human_pos}/{human_len} rows {per_sec} ETA {eta}",
+            "load  [{bar:30}] {human_pos}/{human_len} rows {rate} ETA {eta}",
         )
     }
 
@@ -132,6 +153,17 @@ impl PhaseBar {
     }
 }
 
+/// A rate in whole units per second with thousands separators: "252,714/s" (indicatif's own
+/// `{per_sec}` shows four decimals).
+fn per_second(rate: f64) -> String {
+    let whole = if rate.is_finite() && rate > 0.0 {
+        rate.round() as u64
+    } else {
+        0
+    };
+    format!("{}/s", crate::config::units::format_count(whole))
+}
+
 /// `[ 10s ] sample thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,avg/p99): 6.48/12.30 err/s: 0.00`
 pub fn interval_line(
     elapsed_s: f64,
@@ -182,6 +214,14 @@ mod tests {
     use super::*;
     use crate::metrics::Recorded;
     use crate::metrics::StatementCounts;
+
+    #[test]
+    fn progress_rates_are_whole_numbers() {
+        // issue 24: the load bar showed "252,713.9677/s".
+        assert_eq!(per_second(252_713.967_7), "252,714/s");
+        assert_eq!(per_second(0.4), "0/s");
+        assert_eq!(per_second(f64::NAN), "0/s");
+    }
 
     #[test]
     fn the_interval_line_reads_like_sysbench() {

@@ -27,6 +27,7 @@ pub fn summary(r: &RunReport) -> String {
     if r.phases.is_empty() && p.database.is_some() {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
+    super::server_settings::markdown(&mut s, &r.instances);
     super::curves::markdown(&mut s, &r.curves);
     checks(&mut s, r);
     super::sweeps::markdown(&mut s, &r.sweeps);
@@ -149,9 +150,9 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
     let _ = writeln!(s, "\n## {} ({kind}, {dur}{partial})\n", ph.name);
     let _ = writeln!(
         s,
-        "| instance | TPS | QPS | avg latency (ms) | p95 (ms) | p99 (ms) | max (ms) | errors |"
+        "| instance | TPS | QPS | avg latency (ms) | p95 (ms) | p99 (ms) | max (ms) | retries | failed |"
     );
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for i in &ph.per_instance {
         let _ = writeln!(
             s,
@@ -163,40 +164,31 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
     let t = &ph.summary;
     let _ = writeln!(
         s,
-        "| **total** | **{:.2}** | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {} |",
+        "| **total** | **{:.2}** | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} |",
         t.tps,
         t.qps,
         t.latency_ms.avg,
         t.latency_ms.p95,
         t.latency_ms.p99,
         t.latency_ms.max,
-        t.errors
+        t.retries,
+        t.failed
     );
     if ph.per_instance.len() > 1 {
         let m = &ph.mean_of_instances;
         let _ = writeln!(
             s,
-            "| mean of instances (review style) | | | {:.3} | | {:.3} | | |",
+            "| mean of instances (review style) | | | {:.3} | | {:.3} | | | |",
             m.latency_avg_ms, m.latency_p99_ms
         );
     }
     let _ = writeln!(
         s,
-        "\n{} transactions, {} queries (r/w/o {}/{}/{}), {} retries. Total latency figures come from merged histograms.",
-        t.transactions,
-        t.queries.total,
-        t.queries.reads,
-        t.queries.writes,
-        t.queries.other,
-        t.retries
+        "\n{} transactions, {} queries (r/w/o {}/{}/{}). Total latency figures come from merged histograms.",
+        t.transactions, t.queries.total, t.queries.reads, t.queries.writes, t.queries.other
     );
-    if !t.errors_by_code.is_empty() {
-        let codes: Vec<String> = t
-            .errors_by_code
-            .iter()
-            .map(|e| format!("{} x{}", e.code, e.count))
-            .collect();
-        let _ = writeln!(s, "Errors by code: {}.", codes.join(", "));
+    if let Some(note) = super::attempts_note(t) {
+        let _ = writeln!(s, "{note}");
     }
     if let Some(tp) = &ph.tpcc {
         tpcc_section(s, ph, tp);

@@ -1,6 +1,6 @@
 //! Outputs of a run, all derived from `RunReport`: result.json (written atomically, also after
 //! every phase), series.csv (appended as intervals close), summary.md, report.html (inline SVG
-//! charts, self-contained), and the live console.
+//! charts, self-contained), the server settings in effect both show, and the live console.
 
 pub mod compare;
 pub mod curves;
@@ -14,6 +14,7 @@ mod html_tpcc;
 pub mod live;
 pub mod markdown;
 pub mod result;
+pub mod server_settings;
 pub mod stats;
 pub mod svg;
 pub mod sweeps;
@@ -86,8 +87,9 @@ fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     }
 }
 
-/// A phase summary's row in the summary tables: TPS, QPS, avg, p95, p99, max (ms), errors.
-pub fn summary_cells(m: &crate::metrics::summary::Summary) -> [String; 7] {
+/// A phase summary's row in the summary tables: TPS, QPS, avg, p95, p99, max (ms), failed
+/// attempts retried, transactions failed.
+pub fn summary_cells(m: &crate::metrics::summary::Summary) -> [String; 8] {
     [
         format!("{:.2}", m.tps),
         format!("{:.2}", m.qps),
@@ -95,8 +97,35 @@ pub fn summary_cells(m: &crate::metrics::summary::Summary) -> [String; 7] {
         format!("{:.3}", m.latency_ms.p95),
         format!("{:.3}", m.latency_ms.p99),
         format!("{:.3}", m.latency_ms.max),
-        m.errors.to_string(),
+        m.retries.to_string(),
+        m.failed.to_string(),
     ]
+}
+
+/// What the failed attempts of a phase came to, apart: those retried until their transaction
+/// committed, and transactions given up; `None` without failed attempts.
+pub fn attempts_note(m: &crate::metrics::summary::Summary) -> Option<String> {
+    if m.errors == 0 {
+        return None;
+    }
+    let codes: Vec<String> = m
+        .errors_by_code
+        .iter()
+        .map(|e| format!("{} x{}", e.code, e.count))
+        .collect();
+    let what = if m.failed == 0 {
+        "all retried until their transaction committed".to_string()
+    } else {
+        format!(
+            "{} retried until their transaction committed, {} transaction(s) given up",
+            m.retries, m.failed
+        )
+    };
+    Some(format!(
+        "{} failed attempts, {what} (by code: {}).",
+        m.errors,
+        codes.join(", ")
+    ))
 }
 
 /// Write `bytes` to `path` atomically: temp file, fsync, rename.

@@ -108,6 +108,18 @@ pub fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Width of a tick label's character at 11px, a little over the widest digit, for keeping
+/// labels inside the chart.
+const TICK_CHAR_W: f64 = 6.5;
+
+/// Where an x tick label centred under pixel `x` goes: under it, or moved left just enough
+/// that its right end stays inside the chart ("99.9999%" at the right edge of a percentile
+/// axis was cut off).
+pub(crate) fn x_label_at(x: f64, label: &str) -> f64 {
+    let half = TICK_CHAR_W * label.chars().count() as f64 / 2.0;
+    x.min(W - 2.0 - half)
+}
+
 /// "Nice" tick values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten).
 fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let span = (hi - lo).max(1e-12);
@@ -290,8 +302,9 @@ impl Plot<'_> {
             let x = self.px(*t);
             let _ = write!(
                 s,
-                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="grid"/><text x="{x:.1}" y="{}" class="xt">{}</text>"#,
+                r#"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{}" class="grid"/><text x="{:.1}" y="{}" class="xt">{}</text>"#,
                 TOP + ph,
+                x_label_at(x, label),
                 TOP + ph + 16.0,
                 escape(label)
             );

@@ -25,6 +25,28 @@ fn the_nines_axis_spaces_90_99_and_99_9_evenly() {
 }
 
 #[test]
+fn the_last_percentile_label_stays_inside_the_chart() {
+    // issue 24: "99.9999%" at the right edge of the percentile axis was cut off.
+    let svg = render(&Chart {
+        x_scale: Scale::Nines,
+        y_scale: Scale::Log10,
+        series: vec![Series {
+            name: "t".into(),
+            points: vec![(0.0, 1.0), (99.0, 5.0), (99.9999, 9.0)],
+            dashed: false,
+        }],
+        ..Chart::default()
+    });
+    let label = "99.9999%";
+    let at = svg.find(&format!(">{label}</text>")).expect("label drawn");
+    let open = svg[..at].rfind("<text x=\"").expect("its text tag") + "<text x=\"".len();
+    let x: f64 = svg[open..].split('"').next().unwrap().parse().unwrap();
+    let half = TICK_CHAR_W * label.len() as f64 / 2.0;
+    assert!(x + half <= W, "label centred at {x} runs past {W}");
+    assert!(x > W - RIGHT - 40.0, "and stays near its tick: {x}");
+}
+
+#[test]
 fn a_chart_is_self_contained_svg_with_escaped_text() {
     let svg = render(&Chart {
         title: "TPS <total>".into(),

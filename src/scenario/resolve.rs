@@ -9,7 +9,7 @@ use super::file::{InstanceSection, PhaseSection, ScenarioFile, WorkloadSection};
 use super::plan::*;
 use crate::config::error::{Invalid, KeyPath};
 use crate::config::units::parse_duration;
-use crate::engines::EngineConfig;
+use crate::engines::{EngineConfig, EngineKind};
 
 /// Shortest report interval after time scaling.
 pub const MIN_REPORT_INTERVAL_MS: u64 = 100;
@@ -266,13 +266,10 @@ fn check_provision(
                 "sqlite is embedded: its instances are always local",
             ));
         }
-        if let Some((name, _)) = server_only.iter().find(|(_, set)| *set) {
-            return Err(Invalid::new(
-                k.key(name),
-                "only server engines (mariadb, mysql) take this key",
-            ));
-        }
-        return Ok(());
+        return match server_only.iter().find(|(_, set)| *set) {
+            Some((name, _)) => Err(server_only_key(name, k)),
+            None => Ok(()),
+        };
     }
     if let Some(why) = s.engine.ops().no_prebuilt
         && s.prebuilt_dir.is_some()
@@ -319,6 +316,28 @@ fn check_provision(
         }
     }
     Ok(())
+}
+
+/// A server-only key on an embedded engine's instance: which engines take it (from the engine
+/// list, so it never goes stale) and, for keep_data, where the data goes anyway.
+fn server_only_key(name: &str, k: &KeyPath) -> Invalid {
+    let servers: Vec<&str> = EngineKind::ALL
+        .iter()
+        .filter(|e| e.is_server())
+        .map(|e| e.as_str())
+        .collect();
+    let kept = if name == "keep_data" {
+        "; an embedded engine's data always stays in the target (`drivebench clean` lists and removes it)"
+    } else {
+        ""
+    };
+    Invalid::new(
+        k.key(name),
+        format!(
+            "only server engines ({}) take this key{kept}",
+            servers.join(", ")
+        ),
+    )
 }
 
 /// `<scheme>://user@host:port/db`: right scheme, no password inside.

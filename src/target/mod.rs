@@ -5,10 +5,12 @@
 //! Facts come from `/proc/self/mountinfo`, `statvfs(3)` and sysfs.
 //! [`describe`] is best-effort and never fails: whatever cannot be found is
 //! `None`. [`prepare`] is the only function with side effects: it creates the
-//! directory and refuses to go on when the data would not fit.
+//! directory and refuses to go on when the data would not fit. [`leftovers`] marks what
+//! drivebench creates on a target and finds it again for `drivebench clean`.
 
 pub mod guard;
 mod identity;
+pub mod leftovers;
 mod space;
 
 use crate::config::units::format_bytes;

@@ -92,6 +92,37 @@ pub fn wait_for_lines(path: &Path, n: usize, limit: std::time::Duration) {
     }
 }
 
+/// A local TCP port with nothing listening on it: bound, then released.
+pub fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    listener.local_addr().expect("its address").port()
+}
+
+/// `drivebench run` of `r`'s scenario against an external server at `url` with nothing
+/// listening: it fails (exit 1) naming the address and the OS's reason, never a "lost"
+/// connection, since none was made.
+pub fn refused_external_run(r: &ServerRun, url: &str, place: &str) {
+    let url = format!("instance.0.url=\"{url}\"");
+    let (out, _) = r.run(&["instance.0.provision=external", &url]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "cannot connect to {place}: Connection refused (os error 111)"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("lost"), "{err}");
+    // issue 24: the log holds the fatal error as stderr showed it, and the summary.
+    let log = std::fs::read_to_string(r.out().join("drivebench.log")).unwrap();
+    let shown = err
+        .lines()
+        .find(|l| l.starts_with("error: "))
+        .expect("an error line");
+    assert!(log.contains(shown), "{shown} missing from the log:\n{log}");
+    assert!(log.contains("- Status: failed: "), "{log}");
+}
+
 /// Wait for a child to exit; fails the test after `limit`.
 pub fn wait_exit(
     child: &mut std::process::Child,
@@ -128,6 +159,24 @@ pub fn servers_under(dir: &Path) -> Vec<u32> {
         }
     }
     out
+}
+
+/// Stops the servers a test left running under a directory (`keep_running = true`), on every
+/// exit path.
+pub struct StopServers(pub PathBuf);
+
+impl Drop for StopServers {
+    fn drop(&mut self) {
+        for pid in servers_under(&self.0) {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+        let start = std::time::Instant::now();
+        while !servers_under(&self.0).is_empty()
+            && start.elapsed() < std::time::Duration::from_secs(120)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
 }
 
 /// A run of a server scenario in a scratch directory the servers' own user can enter.

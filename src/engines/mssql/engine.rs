@@ -30,6 +30,7 @@ const OPS: EngineOps = EngineOps {
          a copied instance would point at the pre-built one; keep_data = true keeps a loaded \
          instance on the target for the next run instead",
     ),
+    pid_file: None,
     parse_config,
     settings_schema: MssqlConfig::settings_schema,
     check_url,

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use super::{MssqlConfig, ServerFacts, probe};
-use crate::config::units::format_bytes;
+use crate::config::units::{format_bytes, format_ratio};
 use crate::engines::server::Probe;
 use crate::engines::{Advice, PreflightRun, Severity};
 
@@ -125,8 +125,9 @@ pub fn limit_findings(name: &str, connections: u64, data: u64, f: &ServerFacts) 
         out.push(finding(
             Severity::Note,
             format!(
-                "instance {name}: dataset {} is {ratio:.1}x its max server memory {}: {regime}",
+                "instance {name}: dataset {} is {} its max server memory {}: {regime}",
                 format_bytes(data),
+                format_ratio(ratio),
                 format_bytes(pool)
             ),
         ));

@@ -43,6 +43,7 @@ const fn ops(name: &'static str, title: &'static str) -> EngineOps {
         single_writer: false,
         stored_procedures: false,
         no_prebuilt: None,
+        pid_file: Some(super::server::PID_FILE),
         parse_config,
         settings_schema: MysqlConfig::settings_schema,
         check_url: EngineOps::any_url,

@@ -48,7 +48,7 @@ impl MysqlConnector {
             .db_name(None::<String>);
         let mut conn = Conn::new(admin.clone())
             .await
-            .map_err(classify)
+            .map_err(|e| connect_failed(&base, e))
             .map_err(|e| e.during("connect"))?;
         conn.query_drop(format!(
             "CREATE DATABASE IF NOT EXISTS `{}`",
@@ -82,7 +82,9 @@ impl MysqlConnector {
 
     /// Server variables worth recording with the results.
     pub async fn variables(&self, names: &[&str]) -> Result<Vec<(String, String)>, EngineError> {
-        let mut conn = Conn::new(self.opts.clone()).await.map_err(classify)?;
+        let mut conn = Conn::new(self.opts.clone())
+            .await
+            .map_err(|e| connect_failed(&self.opts, e))?;
         let mut out = Vec::new();
         for name in names {
             let v: Option<(String, String)> = conn
@@ -241,6 +243,26 @@ impl Session for MysqlSession {
 
 /// Server error codes that roll back and re-run the transaction (sysbench's ignore list).
 pub const RETRYABLE_CODES: [u16; 3] = [1213, 1205, 1020];
+
+/// A connection to the server `opts` name that could not be opened: the address and the OS's
+/// reason (code 2003, as the mysql client says "Can't connect"), or the server's refusal
+/// (e.g. 1045 access denied) with the address in front.
+fn connect_failed(opts: &Opts, e: mysql_async::Error) -> EngineError {
+    let place = match opts.socket() {
+        Some(path) => format!("socket {path}"),
+        None => format!("{}:{}", opts.ip_or_hostname(), opts.tcp_port()),
+    };
+    match e {
+        mysql_async::Error::Io(io) => EngineError::cannot_connect("2003", &place, &io),
+        other => {
+            let e = classify(other);
+            EngineError {
+                message: format!("{place}: {}", e.message),
+                ..e
+            }
+        }
+    }
+}
 
 fn classify(e: mysql_async::Error) -> EngineError {
     match e {

@@ -30,6 +30,7 @@ use crate::engines::server::error::log_tail;
 use crate::engines::server::port::start_on_free_port;
 use crate::engines::server::process::{KillTarget, ServerProcess, StopOutcome};
 
+pub use self::config::PID_FILE;
 pub use self::locate::Flavor;
 
 /// How long a server gets to shut down cleanly after SIGTERM before SIGKILL.

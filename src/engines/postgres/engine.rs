@@ -36,6 +36,7 @@ const OPS: EngineOps = EngineOps {
     single_writer: false,
     stored_procedures: false,
     no_prebuilt: None,
+    pid_file: Some(super::server::PID_FILE),
     parse_config,
     settings_schema: PostgresConfig::settings_schema,
     check_url: EngineOps::any_url,

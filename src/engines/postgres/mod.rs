@@ -44,7 +44,10 @@ fn parse_url(url: &str, password: Option<&str>) -> Result<tokio_postgres::Config
 }
 
 async fn open(config: &tokio_postgres::Config) -> Result<Client, EngineError> {
-    let (client, connection) = config.connect(NoTls).await.map_err(classify)?;
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .map_err(|e| connect_failed(config, e))?;
     tokio::spawn(async move {
         if let Err(e) = connection.await {
             tracing::debug!("postgres connection ended: {e}");
@@ -353,6 +356,32 @@ fn number_placeholders(sql: &str) -> String {
         }
     }
     out
+}
+
+/// Where `config` connects: "host:port" of its first host, or its socket.
+fn place(config: &tokio_postgres::Config) -> String {
+    use tokio_postgres::config::Host;
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    match config.get_hosts().first() {
+        Some(Host::Tcp(host)) => format!("{host}:{port}"),
+        Some(Host::Unix(dir)) => format!("socket {}/.s.PGSQL.{port}", dir.display()),
+        None => format!("localhost:{port}"),
+    }
+}
+
+/// A connection `config` could not open: the address and the OS's reason (SQLSTATE 08001,
+/// unable to establish), or the server's refusal (e.g. 28P01 bad password) with the address.
+fn connect_failed(config: &tokio_postgres::Config, e: tokio_postgres::Error) -> EngineError {
+    let place = place(config);
+    if e.as_db_error().is_some() {
+        let e = classify(e);
+        let message = e.message.trim_start_matches("lost connection: ");
+        return EngineError {
+            message: format!("{place}: {message}"),
+            ..e
+        };
+    }
+    EngineError::cannot_connect("08001", &place, &e)
 }
 
 fn classify(e: tokio_postgres::Error) -> EngineError {

@@ -17,6 +17,7 @@
 
 mod account;
 mod config;
+pub use self::config::PID_FILE;
 mod init;
 mod launch;
 mod locate;

@@ -19,6 +19,7 @@ const OPS: EngineOps = EngineOps {
     single_writer: true,
     stored_procedures: false,
     no_prebuilt: None,
+    pid_file: None,
     parse_config,
     settings_schema: SqliteConfig::settings_schema,
     check_url: EngineOps::any_url,

@@ -53,11 +53,21 @@ pub fn page(c: &Comparison) -> String {
         );
     }
     if !c.differences.is_empty() {
-        s.push_str("<p>Settings that differ (compared anyway):</p><ul>");
-        for d in &c.differences {
-            let _ = write!(s, "<li>{}</li>", escape(d));
+        s.push_str("<h2>Settings that differ (compared anyway)</h2><table><tr><th>run</th><th class=\"l\">setting = value</th></tr>");
+        for run in &c.differences.runs {
+            let each: Vec<String> = run
+                .settings
+                .iter()
+                .map(|(k, v)| format!("{} = {}", escape(k), escape(v)))
+                .collect();
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td class=\"l\">{}</td></tr>",
+                escape(&run.label),
+                each.join("<br>")
+            );
         }
-        s.push_str("</ul>");
+        s.push_str("</table>");
     }
     for g in &c.groups {
         let _ = write!(s, "<h2>{} instance(s) per run</h2>", g.instances);

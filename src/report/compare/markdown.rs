@@ -41,8 +41,8 @@ pub fn page(c: &Comparison) -> String {
     }
     if !c.differences.is_empty() {
         s.push_str("\nSettings that differ (compared anyway):\n\n");
-        for d in &c.differences {
-            let _ = writeln!(s, "- {d}");
+        for run in &c.differences.runs {
+            let _ = writeln!(s, "- {}: {}", run.label, run.text());
         }
     }
     for g in &c.groups {

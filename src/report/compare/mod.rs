@@ -7,15 +7,17 @@
 //! figures side by side. This file reads the runs, refuses what cannot be compared and builds
 //! the `Comparison`; the files beside it, which never import this one, hold the parts:
 //! `entry` (a run as compared) and `ranking` below everything, the sections `tpcc`, `curves`,
-//! `sweeps` and `settings`, `model` over them, and the renderers `markdown` and `html` on top.
+//! `sweeps` and `settings` (with `labels`, which tells runs on the same drive apart by it),
+//! `model` over them, and the renderers `markdown` and `html` on top.
 
 pub mod curves;
 pub mod entry;
 mod html;
+mod labels;
 mod markdown;
 pub mod model;
 pub mod ranking;
-mod settings;
+pub mod settings;
 pub mod sweeps;
 mod tpcc;
 
@@ -25,7 +27,6 @@ use std::path::Path;
 use entry::RunEntry;
 use model::Comparison;
 
-use crate::config::units::format_bytes;
 use crate::report::result::RunReport;
 use crate::report::{RESULT_FILE, ReadError, read_result};
 use crate::scenario::plan::{Benchmark, PlanWorkload};
@@ -41,6 +42,13 @@ pub enum CompareError {
     /// The run read from `run` has neither a measured phase nor a sweep.
     #[error("{run}: no recorded phase measured any transaction, and no sweep ran")]
     NothingMeasured { run: String },
+    /// Two of the runs given are one and the same.
+    #[error("{first} and {second} are the same run ({why}); compare needs different runs")]
+    SameRun {
+        first: String,
+        second: String,
+        why: String,
+    },
 }
 
 /// Runs that measure different workloads: each database run's source and workload.
@@ -78,17 +86,42 @@ pub fn load(path: &Path) -> Result<RunReport, ReadError> {
     read_result(&file)
 }
 
-fn default_label(r: &RunReport, source: &str) -> String {
-    match &r.environment.target.device {
-        Some(d) => {
-            let model = d.model.clone().unwrap_or_else(|| d.name.clone());
-            match d.capacity_bytes {
-                Some(c) => format!("{model} {}", format_bytes(c)),
-                None => model,
-            }
+/// The result.json a source names (a run directory's, or the file itself), resolved.
+fn result_file(source: &str) -> Option<std::path::PathBuf> {
+    let path = Path::new(source);
+    let file = if path.is_dir() {
+        path.join(RESULT_FILE)
+    } else {
+        path.to_path_buf()
+    };
+    file.canonicalize().ok()
+}
+
+/// Two of `runs` that are one and the same: the same result.json (through any path or its run
+/// directory), or a copy of it (the same start on the same host).
+fn same_run(runs: &[Run]) -> Option<CompareError> {
+    for (j, (_, second, b)) in runs.iter().enumerate() {
+        for (_, first, a) in &runs[..j] {
+            let why = if result_file(first).is_some_and(|f| Some(f) == result_file(second)) {
+                "the same result.json".to_string()
+            } else if a.started_at == b.started_at
+                && a.environment.host.hostname == b.environment.host.hostname
+            {
+                format!(
+                    "both started at {} on host {}",
+                    a.started_at, a.environment.host.hostname
+                )
+            } else {
+                continue;
+            };
+            return Some(CompareError::SameRun {
+                first: first.clone(),
+                second: second.clone(),
+                why,
+            });
         }
-        None => source.to_string(),
     }
+    None
 }
 
 /// The workload identity that must match: benchmark, test and data scale.
@@ -117,18 +150,10 @@ fn workload_mismatch(db_runs: &[Run]) -> Option<WorkloadMismatch> {
     differ.then_some(WorkloadMismatch { workloads })
 }
 
-/// The runs' entries, labelled as given or after their drive ("(2)" on a repeated label).
+/// The runs' entries, labelled as given or after their drive, told apart when they share one.
 fn entries(runs: &[Run]) -> Result<Vec<RunEntry>, CompareError> {
     let mut entries: Vec<RunEntry> = Vec::new();
-    for (label, source, r) in runs {
-        let mut label = label.clone().unwrap_or_else(|| default_label(r, source));
-        let same = entries
-            .iter()
-            .filter(|e| e.label.starts_with(&label))
-            .count();
-        if same > 0 {
-            label = format!("{label} ({})", same + 1);
-        }
+    for ((_, source, r), label) in runs.iter().zip(labels::labels(runs)) {
         let entry = RunEntry::new(label, source, r);
         if !entry.ranked && r.sweeps.is_empty() {
             return Err(CompareError::NothingMeasured {
@@ -145,6 +170,9 @@ pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> 
     if runs.len() < 2 {
         return Err(CompareError::TooFewRuns);
     }
+    if let Some(same) = same_run(&runs) {
+        return Err(same);
+    }
     // Sweep-only runs have no database workload to match.
     let db_runs: Vec<Run> = runs
         .iter()
@@ -158,8 +186,14 @@ pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> 
         }
         incomparable.push(mismatch.to_string());
     }
-    let differences = settings::differences(&db_runs);
     let entries = entries(&runs)?;
+    let labelled_db: Vec<(&str, &RunReport)> = entries
+        .iter()
+        .zip(&runs)
+        .filter(|(_, (_, _, r))| r.plan.database.is_some())
+        .map(|(e, (_, _, r))| (e.label.as_str(), r))
+        .collect();
+    let differences = settings::differences(&labelled_db);
     let labelled: Vec<(String, &RunReport)> = entries
         .iter()
         .zip(&runs)

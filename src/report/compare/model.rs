@@ -15,8 +15,8 @@ pub struct Comparison {
     pub runs: Vec<RunEntry>,
     /// Why these runs should not be compared (only present with --force).
     pub incomparable: Vec<String>,
-    /// Settings that differ between the runs.
-    pub differences: Vec<String>,
+    /// Settings that differ between the runs: per database run, each one's value.
+    pub differences: super::settings::Differences,
     pub groups: Vec<Group>,
     /// Per profile, the runs' sweep points side by side (empty when no run has sweeps).
     pub sweeps: Vec<SweepComparison>,

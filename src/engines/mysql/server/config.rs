@@ -39,6 +39,9 @@ pub struct Layout {
     pub tmp: PathBuf,
 }
 
+/// The server's pid file, relative to the instance's directory.
+pub const PID_FILE: &str = "mysqld.pid";
+
 impl Layout {
     /// The layout under `dir`, which should be absolute.
     pub fn new(dir: &Path) -> Self {
@@ -48,7 +51,7 @@ impl Layout {
             data_init: dir.join("data.init"),
             config: dir.join("my.cnf"),
             socket: dir.join("mysqld.sock"),
-            pid_file: dir.join("mysqld.pid"),
+            pid_file: dir.join(PID_FILE),
             error_log: dir.join("error.log"),
             install_log: dir.join("install.log"),
             tmp: dir.join("tmp"),

@@ -40,6 +40,9 @@ pub struct Layout {
     pub initdb_log: PathBuf,
 }
 
+/// The postmaster's pid file (pid on its first line), relative to the instance's directory.
+pub const PID_FILE: &str = "data/postmaster.pid";
+
 impl Layout {
     /// The layout under `dir`, which should be absolute.
     pub fn new(dir: &Path) -> Self {

@@ -157,7 +157,7 @@ pub fn check_wal_location(layout: &Layout, wal_dir: Option<&Path>) -> Result<(),
 /// started with `-D` this data directory); otherwise remove the sockets and socket lock files
 /// a crashed server left behind. A stale `postmaster.pid` stays: the server checks it itself.
 pub fn refuse_if_running(layout: &Layout) -> Result<(), ProvisionError> {
-    let pid = std::fs::read_to_string(layout.data.join("postmaster.pid"))
+    let pid = std::fs::read_to_string(layout.dir.join(super::config::PID_FILE))
         .ok()
         .and_then(|text| text.lines().next()?.trim().parse::<u32>().ok());
     if let Some(pid) = pid
