@@ -126,14 +126,25 @@ fn a_block_device_is_swept_only_with_consent_and_when_idle() {
 
     // Direct I/O on the bare device: the drive counts what the tool issued.
     let out = tmp.path().join("reads");
-    let o = bin()
-        .args(["sweep", "--target", &dev, "--profile", "4k-random-read-128"])
-        .args(["--warmup", "0s", "--duration", "4s", "--curve", "50"])
-        .args(["--destroy-data", "--fill", "0", "--out"])
-        .arg(&out)
-        .current_dir(root())
-        .output()
-        .unwrap();
+    let reads = || {
+        bin()
+            .args(["sweep", "--target", &dev, "--profile", "4k-random-read-128"])
+            .args(["--warmup", "0s", "--duration", "4s", "--curve", "50"])
+            .args(["--destroy-data", "--fill", "0", "--out"])
+            .arg(&out)
+            .current_dir(root())
+            .output()
+            .unwrap()
+    };
+    // After the writes above, udev may still hold the device open for a moment to probe it.
+    let mut o = reads();
+    for _ in 0..20 {
+        if !text(&o.stderr).contains("is in use") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        o = reads();
+    }
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let r = read_json(&out.join("result.json"));
     for p in r["sweeps"][0]["points"].as_array().unwrap() {
