@@ -45,9 +45,6 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
 
 /// Run a resolved plan (`run`, and `curve` with its curve filled in).
 pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
-    for inst in plan.instances() {
-        crate::protocol::servers::password(inst).map_err(|e| CliError::Invalid(e.to_string()))?;
-    }
     let findings = preflight::check(&plan);
     if let Some(f) = findings.iter().find(|f| f.level == preflight::Level::Error) {
         return Err(CliError::Invalid(format!(

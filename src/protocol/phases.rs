@@ -18,7 +18,6 @@ use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
 use crate::report::telemetry::{PhaseTelemetry, TelemetryRow};
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::PlanPhase;
-use crate::telemetry::Totals;
 
 /// What a benchmark adds to the phases: called once before the clock starts and once per
 /// phase, after it is closed and before it is written.
@@ -41,9 +40,8 @@ impl PhaseHooks for () {
 struct Sampled {
     totals: Vec<Recorded>,
     series: Vec<SeriesRow>,
-    /// Telemetry of each interval, and their sum (when the run has a probe).
+    /// Telemetry of each interval (when the run has a probe).
     telemetry: Vec<TelemetryRow>,
-    telemetry_totals: Totals,
     last_tick: Instant,
     stop: Option<Ending>,
 }
@@ -84,12 +82,7 @@ pub async fn run_phases(
         let mut closed = close_phase(plan, phase, kinds, &sampled.totals, sampled.series, timing);
         if ctx.telemetry.probe().is_some() {
             let paced = plan.db.workload.rate.is_some();
-            let t = PhaseTelemetry::close(
-                sampled.telemetry,
-                &sampled.telemetry_totals,
-                &closed.summary,
-                paced,
-            );
+            let t = PhaseTelemetry::close(sampled.telemetry, &closed.summary, paced);
             if phase.record {
                 ctx.console
                     .line(&format!("{}: {}", phase.name, t.verdict_line()));
@@ -127,7 +120,6 @@ async fn sample_phase(
             .collect(),
         series: Vec::new(),
         telemetry: Vec::new(),
-        telemetry_totals: Totals::default(),
         last_tick: phase_start,
         stop: None,
     };
@@ -190,7 +182,6 @@ fn record_interval(
         interval_total.merge(r);
     }
     if let Some(figures) = telemetry {
-        s.telemetry_totals.add(&figures);
         s.telemetry.push(TelemetryRow {
             elapsed_s: at_s,
             figures,

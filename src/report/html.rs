@@ -222,16 +222,7 @@ fn over_time(s: &mut String, r: &RunReport) {
         });
     }
     tps.extend(names.iter().map(|n| per(&|row| row.tps, n)));
-    let chart = |title: &str, y: &str, series: Vec<Series>| Chart {
-        title: title.into(),
-        x_label: "seconds since the clock started".into(),
-        y_label: y.into(),
-        x_scale: Scale::Linear,
-        y_scale: Scale::Linear,
-        series,
-        markers: markers.clone(),
-        ..Chart::default()
-    };
+    let chart = |title: &str, y: &str, series| super::svg::time_chart(title, y, series, &markers);
     s.push_str("<h2>Over time</h2>");
     s.push_str(&render(&chart("Transactions per second", "TPS", tps)));
     let mut lat = Vec::new();

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::result::RunReport;
-use super::svg::{Chart, Scale, Series, escape, render};
+use super::svg::{Series, escape, render};
 use super::telemetry::{PhaseTelemetry, bound_name, drive_line, host_line};
 use crate::telemetry::IntervalTelemetry;
 
@@ -61,16 +61,7 @@ pub(super) fn over_time(s: &mut String, r: &RunReport, markers: &[(f64, String)]
         dashed,
     };
     let dev = |t: &IntervalTelemetry| t.device.as_ref().map(|d| d.total.clone());
-    let chart = |title: &str, y: &str, series: Vec<Series>| Chart {
-        title: title.into(),
-        x_label: "seconds since the clock started".into(),
-        y_label: y.into(),
-        x_scale: Scale::Linear,
-        y_scale: Scale::Linear,
-        series,
-        markers: markers.to_vec(),
-        ..Chart::default()
-    };
+    let chart = |title: &str, y: &str, series| super::svg::time_chart(title, y, series, markers);
     if rows.iter().any(|(_, t)| t.device.is_some()) {
         let ops = vec![
             series("reads/s", false, &|t| dev(t).map(|d| d.read_ops_per_s)),

@@ -286,10 +286,16 @@ pub fn regenerate(dir: &Path) -> Result<RunReport, RegenerateError> {
     let mut csv = series_header();
     csv.push('\n');
     for phase in &report.phases {
-        let rows = phase.telemetry.as_ref().map_or(&[][..], |t| &t.series[..]);
+        // An interval's telemetry row shares its end (elapsed_s) with its instances' rows.
+        let at: std::collections::HashMap<u64, &IntervalTelemetry> = phase
+            .telemetry
+            .iter()
+            .flat_map(|t| &t.series)
+            .map(|t| (t.elapsed_s.to_bits(), &t.figures))
+            .collect();
         for row in &phase.series {
-            let at = rows.iter().find(|t| t.elapsed_s == row.elapsed_s);
-            csv.push_str(&series_line(row, at.map(|t| &t.figures)));
+            let telemetry = at.get(&row.elapsed_s.to_bits()).copied();
+            csv.push_str(&series_line(row, telemetry));
             csv.push('\n');
         }
     }

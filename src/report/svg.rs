@@ -75,6 +75,20 @@ pub struct Chart {
     pub dots: bool,
 }
 
+/// A chart over the run's clock, with the phase boundaries marked.
+pub fn time_chart(title: &str, y: &str, series: Vec<Series>, markers: &[(f64, String)]) -> Chart {
+    Chart {
+        title: title.into(),
+        x_label: "seconds since the clock started".into(),
+        y_label: y.into(),
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        series,
+        markers: markers.to_vec(),
+        ..Chart::default()
+    }
+}
+
 /// A value on an axis with its label (markers, levels).
 pub type Labelled = (f64, String);
 

@@ -47,14 +47,13 @@ pub struct Derived {
 }
 
 impl PhaseTelemetry {
-    /// Close a phase's telemetry: `totals` of its intervals, `summary` of its transactions,
-    /// and whether its clients were paced (open model), which makes late starts a figure.
-    pub fn close(
-        series: Vec<TelemetryRow>,
-        totals: &Totals,
-        summary: &Summary,
-        paced: bool,
-    ) -> Self {
+    /// Close a phase's telemetry: its intervals summed, `summary` of its transactions, and
+    /// whether its clients were paced (open model), which makes late starts a figure.
+    pub fn close(series: Vec<TelemetryRow>, summary: &Summary, paced: bool) -> Self {
+        let mut totals = Totals::default();
+        for row in &series {
+            totals.add(&row.figures);
+        }
         let figures = totals.summary();
         let late_pct = (paced && summary.transactions > 0)
             .then(|| 100.0 * summary.late_starts as f64 / summary.transactions as f64);

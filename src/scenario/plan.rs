@@ -73,9 +73,6 @@ impl DbPlan<'_> {
     pub fn report_interval_ms(&self) -> u64 {
         self.plan.report_interval_ms
     }
-    pub fn time_scale(&self) -> f64 {
-        self.plan.time_scale
-    }
 }
 
 /// The plan as plan.json and result.json hold it: the database part's keys sit beside the
