@@ -40,6 +40,30 @@ fn a_sqlite_curve_runs_its_points_and_reports_them_with_the_slo() {
         "sqlite-1"
     );
     assert!(curve["points"][1]["total"]["backlog"]["sustainable"].is_boolean());
+    // Every point says what limited it, from the drive's and the host's figures over its span;
+    // a paced point counts its clients' late starts, the closed-loop max run does not.
+    for p in curve["points"].as_array().unwrap() {
+        let t = &p["telemetry"];
+        let bound = t["verdict"]["bound"].as_str().unwrap_or_default();
+        assert!(
+            ["drive", "host_cpu", "client", "unclear"].contains(&bound),
+            "{t}"
+        );
+        assert!(
+            t["summary"]["cpu"]["busy_pct"].as_f64().unwrap() > 0.0,
+            "{t}"
+        );
+        assert!(
+            (t["derived"]["tps"].as_f64().unwrap() - p["total"]["achieved_tps"].as_f64().unwrap())
+                .abs()
+                < 1e-6
+        );
+    }
+    let summary = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("What limited each point:\n\n- max: **"),
+        "{summary}"
+    );
     // --quiet still prints the answer.
     let stderr = text(&out.stderr) + &stdout;
     assert!(stderr.contains("max TPS at p99 <= 20 ms: "), "{stderr}");
@@ -48,6 +72,10 @@ fn a_sqlite_curve_runs_its_points_and_reports_them_with_the_slo() {
     // CPU), the distribution of the recorded precondition, and the curve.
     let page = std::fs::read_to_string(&html).unwrap();
     assert_eq!(page.matches("<svg").count(), 8);
+    assert!(
+        page.contains("<ul class=\"limits\"><li><b>max: "),
+        "no point verdicts"
+    );
     render_in_chromium(&html, tmp.path());
 }
 

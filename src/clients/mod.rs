@@ -30,8 +30,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::engines::{Connector, EngineError, ErrorClass};
-use crate::metrics::Shard;
 use crate::metrics::StatementCounts;
+use crate::metrics::{LATE_WAKE, Shard};
 use crate::rng::Rng;
 use crate::workload::Workload;
 pub use pool::Pool;
@@ -155,6 +155,9 @@ pub async fn run_client<C: Connector, W: Workload>(
     let mut pacing = spec.pacing;
     let mut shared: Option<Arc<rate::OpenSchedule>> = None;
     let mut generation = 0u64;
+    // When the client finished its previous transaction: a start due before that was late
+    // because the client was busy, not because it woke late.
+    let mut free_at = start_at;
     while !cancel.is_cancelled() {
         if let Some(c) = &spec.rate
             && let Some(setting) = c.changed(&mut generation)
@@ -184,6 +187,7 @@ pub async fn run_client<C: Connector, W: Workload>(
         }
         // Awake: how late the client itself is; what follows (a pooled connection) is not.
         let awake = Instant::now();
+        let woke_late = awake.saturating_duration_since(intended.max(free_at)) > LATE_WAKE;
         let (outcome, actual) = match (&mut own, &spec.pool) {
             (Some((session, state)), _) => {
                 let o = run_transaction(&spec, session, state, &inputs, &cancel).await;
@@ -209,6 +213,7 @@ pub async fn run_client<C: Connector, W: Workload>(
             (None, None) => return,
         };
         let end = Instant::now();
+        free_at = end;
         match outcome {
             Ok((counts, attempts)) => {
                 let mut shard = lock(&spec.shard);
@@ -219,6 +224,7 @@ pub async fn run_client<C: Connector, W: Workload>(
                     counts,
                     attempts - 1,
                 );
+                shard.late_wakes += u64::from(woke_late);
                 // Without a pool the whole start lag is the client's own: nothing to split.
                 if spec.pool.is_some() {
                     shard.record_start_parts(

@@ -274,6 +274,10 @@ async fn the_poisson_schedule_holds_its_rate_and_latency_includes_queueing() {
     assert!((tps - 200.0).abs() < 6.0, "tps {tps}");
     // Poisson gaps bunch up: some transactions wait behind the previous one
     assert!(r.late_starts > 0);
+    assert_eq!(
+        r.late_wakes, 0,
+        "waiting behind its own transaction is not a late wake"
+    );
     assert!(r.response[0].mean() > r.service.mean());
     h.cancel.cancel();
 }

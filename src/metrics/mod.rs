@@ -64,8 +64,15 @@ pub struct Recorded {
     pub reconnects: u64,
     /// Transactions that started more than 1 ms after their intended start (open model).
     pub late_starts: u64,
+    /// Transactions whose client woke more than [`LATE_WAKE`] after it was both due and free:
+    /// the client's own lag (timers, runtime, CPU), not queueing behind its previous
+    /// transaction or for a pooled connection.
+    pub late_wakes: u64,
     pub max_start_lag_us: u64,
 }
+
+/// A client waking later than this after its transaction was due (and it was free) is late.
+pub const LATE_WAKE: Duration = Duration::from_millis(2);
 
 impl Recorded {
     pub fn new(kinds: usize) -> Self {
@@ -84,6 +91,7 @@ impl Recorded {
             rolled_back: vec![0; kinds.max(1)],
             reconnects: 0,
             late_starts: 0,
+            late_wakes: 0,
             max_start_lag_us: 0,
         }
     }
@@ -125,6 +133,7 @@ impl Recorded {
         self.failed += other.failed;
         self.reconnects += other.reconnects;
         self.late_starts += other.late_starts;
+        self.late_wakes += other.late_wakes;
         self.max_start_lag_us = self.max_start_lag_us.max(other.max_start_lag_us);
     }
 
@@ -145,6 +154,7 @@ impl Recorded {
         self.rolled_back.iter_mut().for_each(|n| *n = 0);
         self.reconnects = 0;
         self.late_starts = 0;
+        self.late_wakes = 0;
         self.max_start_lag_us = 0;
     }
 

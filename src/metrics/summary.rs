@@ -103,6 +103,10 @@ pub struct Summary {
     pub failed: u64,
     pub reconnects: u64,
     pub late_starts: u64,
+    /// Transactions whose client woke more than 2 ms after it was due and free (its own lag,
+    /// not queueing behind its previous transaction or a pooled connection).
+    #[serde(default)]
+    pub late_wakes: u64,
     pub max_start_lag_ms: f64,
     /// How late transactions started against their schedule (open model and keyed pacing;
     /// about zero in a closed loop).
@@ -160,6 +164,7 @@ impl Summary {
             failed: r.failed,
             reconnects: r.reconnects,
             late_starts: r.late_starts,
+            late_wakes: r.late_wakes,
             max_start_lag_ms: r.max_start_lag_us as f64 / 1000.0,
             start_lag_ms: Latency::from_histogram(&r.start_lag),
             // Split only on pooled connections; otherwise all of the start lag is the client's.

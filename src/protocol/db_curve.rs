@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::telemetry::Telemetry;
 use super::{Ending, Reason, Stage};
 use crate::clients::fleet::{Fleet, Wake};
 use crate::curve::backlog::Backlog;
@@ -24,8 +25,10 @@ use crate::report::curves::{
 };
 use crate::report::live::Console;
 use crate::report::result::RunReport;
+use crate::report::telemetry::PhaseTelemetry;
 use crate::scenario::curve::PlanCurve;
 use crate::scenario::plan::DbPlan;
+use crate::telemetry::IntervalTelemetry;
 
 /// The running clients a curve steers, and where it writes.
 pub(super) struct CurveRun<'a> {
@@ -37,12 +40,15 @@ pub(super) struct CurveRun<'a> {
     pub dir: &'a RunDir,
     pub console: &'a Console,
     pub cancel: &'a CancellationToken,
+    pub telemetry: &'a mut Telemetry,
 }
 
-/// What a run measured: its seconds and, per instance, its four quarters.
+/// What a run measured: its seconds, per instance its four quarters, and the drive's and
+/// host's figures over it (when sampled).
 struct Measured {
     seconds: f64,
     quarters: Vec<Vec<Recorded>>,
+    telemetry: Option<IntervalTelemetry>,
 }
 
 impl CurveRun<'_> {
@@ -66,7 +72,7 @@ impl CurveRun<'_> {
             .map(|p| p.figures.achieved_tps)
             .collect();
         let peak = max.total.achieved_tps;
-        self.console.line(&point_line(&max));
+        self.point_lines(&max);
         self.report.curves.push(CurveReport {
             peak_tps: peak,
             points: vec![max],
@@ -108,7 +114,7 @@ impl CurveRun<'_> {
                 p99_ms: point.total.latency_ms.p99,
                 sustainable: point.total.sustainable,
             });
-            self.console.line(&point_line(&point));
+            self.point_lines(&point);
             let last = self.report.curves.len() - 1;
             self.report.curves[last].points.push(point);
             if let Err(e) = self.dir.write_result(self.report) {
@@ -117,6 +123,15 @@ impl CurveRun<'_> {
         }
         self.finish(driver.slo());
         Ending::Complete
+    }
+
+    /// A finished point's live line, and what limited it.
+    fn point_lines(&self, p: &CurvePoint) {
+        self.console.line(&point_line(p));
+        if let Some(t) = &p.telemetry {
+            self.console
+                .line(&format!("  limited by: {}", t.verdict_line()));
+        }
     }
 
     /// The curve ran to its end: its SLO figures (total and per instance) printed and kept.
@@ -140,6 +155,9 @@ impl CurveRun<'_> {
         let settle = Instant::now() + Duration::from_millis(self.curve.settle_ms);
         self.wait_until(settle).await?;
         self.fleet.collect();
+        if let Some(p) = self.telemetry.probe() {
+            p.restart();
+        }
         let start = Instant::now();
         let mut quarters: Vec<Vec<Recorded>> =
             self.plan.db.instances.iter().map(|_| Vec::new()).collect();
@@ -153,6 +171,7 @@ impl CurveRun<'_> {
         Ok(Measured {
             seconds: (Instant::now() - start).as_secs_f64(),
             quarters,
+            telemetry: self.telemetry.probe().map(|p| p.tick()),
         })
     }
 
@@ -187,14 +206,32 @@ impl CurveRun<'_> {
         let target = (!targets.is_empty()).then(|| targets.iter().sum());
         let mut total = figures(&all, self.kinds, m.seconds, target);
         total.sustainable &= per_instance.iter().all(|p| p.figures.sustainable);
+        let telemetry = m.telemetry.clone().map(|t| {
+            // A rate was set on every point but the max run: late starts count there.
+            PhaseTelemetry::of_span(
+                t,
+                &summary_of(&all, self.kinds, m.seconds),
+                target.is_some(),
+            )
+        });
         CurvePoint {
             kind,
             pct,
             seconds: m.seconds,
             total,
             per_instance,
+            telemetry,
         }
     }
+}
+
+/// The summary of four quarters merged.
+fn summary_of(quarters: &[Recorded], kinds: &[&str], seconds: f64) -> Summary {
+    let mut r = Recorded::new(kinds.len());
+    for q in quarters {
+        r.merge(q);
+    }
+    Summary::from_recorded(&r, kinds, seconds)
 }
 
 /// Figures of four quarters at `target` tx/s (None: closed loop).
@@ -204,11 +241,7 @@ fn figures(
     seconds: f64,
     target: Option<f64>,
 ) -> PointFigures {
-    let mut r = Recorded::new(kinds.len());
-    for q in quarters {
-        r.merge(q);
-    }
-    let s = Summary::from_recorded(&r, kinds, seconds);
+    let s = summary_of(quarters, kinds, seconds);
     let lag_ms = |q: Option<&Recorded>| q.map_or(0.0, |q| q.start_lag.mean() / 1000.0);
     let backlog = target.map(|t| {
         Backlog::judge(

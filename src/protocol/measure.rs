@@ -60,6 +60,7 @@ pub async fn run_workload<C: Connector, W: Workload>(
             dir: ctx.dir,
             console: ctx.console,
             cancel: ctx.cancel,
+            telemetry: &mut ctx.telemetry,
         }
         .run()
         .await;

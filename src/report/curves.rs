@@ -147,6 +147,9 @@ pub struct CurvePoint {
     /// every instance was.
     pub total: PointFigures,
     pub per_instance: Vec<InstancePoint>,
+    /// What the drive and the host did over the measured span, and what limited the point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<super::telemetry::PhaseTelemetry>,
 }
 
 impl CurvePoint {
@@ -302,6 +305,7 @@ pub fn markdown(s: &mut String, curves: &[CurveReport]) {
                 if f.sustainable { "yes" } else { "no" }
             );
         }
+        limits_markdown(s, &c.points);
         if let Some(slo) = &c.slo {
             let _ = writeln!(s, "\n{}", slo_line(slo));
         }
@@ -313,6 +317,28 @@ pub fn markdown(s: &mut String, curves: &[CurveReport]) {
         }
         for i in &c.slo_per_instance {
             let _ = writeln!(s, "- {}: {}", i.instance, slo_line(&i.slo));
+        }
+    }
+}
+
+/// summary.md's list of what limited each point that has telemetry.
+fn limits_markdown(s: &mut String, points: &[CurvePoint]) {
+    use super::telemetry::{bound_name, drive_line};
+    if points.iter().all(|p| p.telemetry.is_none()) {
+        return;
+    }
+    let _ = writeln!(s, "\nWhat limited each point:\n");
+    for p in points {
+        let Some(t) = &p.telemetry else { continue };
+        let _ = writeln!(
+            s,
+            "- {}: **{}** — {}",
+            p.label(),
+            bound_name(t.verdict.bound),
+            t.verdict.reason
+        );
+        if let Some(line) = drive_line(t) {
+            let _ = writeln!(s, "  - drive: {line}");
         }
     }
 }

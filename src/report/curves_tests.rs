@@ -73,6 +73,7 @@ pub(crate) fn sample_curve(instances: &[&str]) -> CurveReport {
                     ..fig(pct.map(|p| 5.0 * p * n), worst, ok)
                 },
                 per_instance,
+                telemetry: None,
             }
         })
         .collect();

@@ -11,6 +11,7 @@ use super::curves::{
     CurvePoint, CurveReport, PointFigures, PointKind, SUSTAINABLE_RULE, instance_names,
 };
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
+use super::telemetry::{bound_name, drive_line, host_line};
 use crate::curve::SloResult;
 
 pub(super) fn section(s: &mut String, curves: &[CurveReport]) {
@@ -60,6 +61,7 @@ pub(super) fn section(s: &mut String, curves: &[CurveReport]) {
         }
         s.push_str(&chart(c, &title, &names));
         table(s, &c.points, &[None]);
+        limits(s, &c.points);
         if names.len() > 1 {
             s.push_str("<details><summary>per instance</summary>");
             let each: Vec<Option<&str>> = names.iter().map(|n| Some(*n)).collect();
@@ -67,6 +69,29 @@ pub(super) fn section(s: &mut String, curves: &[CurveReport]) {
             s.push_str("</details>");
         }
     }
+}
+
+/// What limited each point that has telemetry, with the drive's and the host's figures.
+fn limits(s: &mut String, points: &[CurvePoint]) {
+    if points.iter().all(|p| p.telemetry.is_none()) {
+        return;
+    }
+    s.push_str("<p>What limited each point:</p><ul class=\"limits\">");
+    for p in points {
+        let Some(t) = &p.telemetry else { continue };
+        let _ = write!(
+            s,
+            "<li><b>{}: {}</b> — {}",
+            escape(&p.label()),
+            bound_name(t.verdict.bound),
+            escape(&t.verdict.reason)
+        );
+        for line in [drive_line(t), host_line(&t.summary)].into_iter().flatten() {
+            let _ = write!(s, "<br>{}", escape(&line));
+        }
+        s.push_str("</li>");
+    }
+    s.push_str("</ul>");
 }
 
 /// "Max TPS at p99 ≤ 20 ms: 700.0 — met at SLO 70.0 % (700.0 TPS, p99 18.000 ms); missed

@@ -54,14 +54,21 @@ impl PhaseTelemetry {
         for row in &series {
             totals.add(&row.figures);
         }
-        let figures = totals.summary();
+        let mut t = Self::of_span(totals.summary(), summary, paced);
+        t.series = series;
+        t
+    }
+
+    /// The telemetry of one measured span without rows of its own (a curve point): `figures`
+    /// sampled over it, `summary` of its transactions.
+    pub fn of_span(figures: IntervalTelemetry, summary: &Summary, paced: bool) -> Self {
         let late_pct = (paced && summary.transactions > 0)
-            .then(|| 100.0 * summary.late_starts as f64 / summary.transactions as f64);
+            .then(|| 100.0 * summary.late_wakes as f64 / summary.transactions as f64);
         PhaseTelemetry {
             verdict: judge(&VerdictInput::from_telemetry(&figures, late_pct)),
             derived: Derived::of(&figures, summary),
             summary: figures,
-            series,
+            series: Vec::new(),
         }
     }
 

@@ -14,9 +14,11 @@
 //!    on I/O (iowait at least [`DRIVE_IOWAIT_PCT`]) and CPU to spare (busy below
 //!    [`DRIVE_MAX_CPU_BUSY_PCT`]). Never from %util alone: one outstanding request keeps
 //!    %util at 100 on a device that could serve many more in parallel.
-//! 4. **client**: at least [`CLIENT_LATE_START_PCT`] of transactions started later than
-//!    scheduled while neither the CPU nor the drive was found saturated. Tried after the
-//!    drive, because a slow drive also makes open-model clients start late.
+//! 4. **client**: at least [`CLIENT_LATE_WAKE_PCT`] of transactions found their client
+//!    waking late (more than 2 ms after the transaction was due and the client free) while
+//!    neither the CPU nor the drive was found saturated. Tried after the drive, because a
+//!    starved host also wakes clients late. A start late because the client was still busy
+//!    with its previous transaction is queueing at the system under test, not the client's.
 //! 5. **unclear** otherwise: mixed or low signals; the figures are shown all the same.
 
 use serde::{Deserialize, Serialize};
@@ -30,10 +32,10 @@ use super::interval::IntervalTelemetry;
 /// own scheduling delays show in the latencies, whatever else is true.
 pub const CLIENT_OWN_CPU_PCT: f64 = 40.0;
 
-/// Share of transactions started late against their schedule (by more than 1 ms) from which
-/// the client is the bottleneck. Timer jitter makes an odd late start normal; one in twenty
-/// is systematic: the offered rate was not delivered.
-pub const CLIENT_LATE_START_PCT: f64 = 5.0;
+/// Share of transactions whose client woke late for them (more than 2 ms after they were due
+/// while it was free) from which the client is the bottleneck. Timer jitter makes an odd late
+/// wake normal; one in twenty is systematic: the client did not deliver its schedule.
+pub const CLIENT_LATE_WAKE_PCT: f64 = 5.0;
 
 /// Host CPU busy (100 − idle − iowait), %, from which the host's CPU is the bottleneck. At
 /// 90 % a run queue is rarely empty and a ready thread waits about as long as it runs
@@ -120,14 +122,14 @@ pub struct VerdictInput {
     /// Average time per completed read or write, ms.
     pub await_ms: Option<f64>,
     pub util_pct: Option<f64>,
-    /// Share of transactions that started later than scheduled, %; None in a closed loop.
-    pub late_start_pct: Option<f64>,
+    /// Share of transactions whose client woke late for them, %; None in a closed loop.
+    pub late_wake_pct: Option<f64>,
 }
 
 impl VerdictInput {
     /// The input an interval's (or a phase summary's) figures give, with the caller's
     /// lateness figure.
-    pub fn from_telemetry(t: &IntervalTelemetry, late_start_pct: Option<f64>) -> Self {
+    pub fn from_telemetry(t: &IntervalTelemetry, late_wake_pct: Option<f64>) -> Self {
         let dev = t.device.as_ref().map(|d| &d.total);
         VerdictInput {
             host_cpu_busy_pct: t.cpu.as_ref().map(|c| c.busy_pct),
@@ -139,7 +141,7 @@ impl VerdictInput {
             aqu_sz: dev.map(|d| d.aqu_sz),
             await_ms: dev.and_then(DeviceFigures::await_ms),
             util_pct: dev.map(|d| d.util_pct),
-            late_start_pct,
+            late_wake_pct,
         }
     }
 }
@@ -270,13 +272,8 @@ fn context(i: &VerdictInput) -> Vec<Figure> {
 }
 
 fn client_late(i: &VerdictInput) -> Option<Verdict> {
-    let late = i.late_start_pct.filter(|v| *v >= CLIENT_LATE_START_PCT)?;
-    let mut deciding = vec![figure(
-        "late_starts",
-        late,
-        Some(CLIENT_LATE_START_PCT),
-        "%",
-    )];
+    let late = i.late_wake_pct.filter(|v| *v >= CLIENT_LATE_WAKE_PCT)?;
+    let mut deciding = vec![figure("late_wakes", late, Some(CLIENT_LATE_WAKE_PCT), "%")];
     deciding.extend(
         i.host_cpu_busy_pct
             .map(|v| figure("host_cpu_busy", v, None, "%")),
@@ -289,9 +286,9 @@ fn client_late(i: &VerdictInput) -> Option<Verdict> {
         bound: Bound::ClientBound,
         deciding,
         reason: format!(
-            "{late:.1} % of transactions started later than scheduled (≥ \
-             {CLIENT_LATE_START_PCT} %) while neither CPU nor drive was found saturated: the \
-             clients did not deliver the offered rate"
+            "for {late:.1} % of transactions the client woke more than 2 ms after they were \
+             due (≥ {CLIENT_LATE_WAKE_PCT} %) while neither CPU nor drive was found saturated: \
+             the clients did not deliver the offered rate"
         ),
     })
 }
@@ -313,7 +310,7 @@ fn unclear(i: &VerdictInput) -> Verdict {
             CLIENT_OWN_CPU_PCT,
             "%",
         ),
-        ("late_starts", i.late_start_pct, CLIENT_LATE_START_PCT, "%"),
+        ("late_wakes", i.late_wake_pct, CLIENT_LATE_WAKE_PCT, "%"),
     ];
     let mut deciding: Vec<Figure> = candidates
         .into_iter()
@@ -360,7 +357,7 @@ mod tests {
         // 200 write IOPS (blkio cgroup), the host otherwise quiet. The throttle holds requests
         // above the loop device, so its queue looks short: pressure is what tells.
         let input = recorded(
-            r#"{"host_cpu_busy_pct":26.395939086294405,"own_cpu_share_pct":0.0,"iowait_pct":70.38917089678512,"cpu_some_pressure_pct":6.128755956769336,"io_some_pressure_pct":86.10924616529702,"io_full_pressure_pct":69.53392510909057,"aqu_sz":0.10865347591738334,"await_ms":0.16400336417157274,"util_pct":3.4662458574870754,"late_start_pct":null}"#,
+            r#"{"host_cpu_busy_pct":26.395939086294405,"own_cpu_share_pct":0.0,"iowait_pct":70.38917089678512,"cpu_some_pressure_pct":6.128755956769336,"io_some_pressure_pct":86.10924616529702,"io_full_pressure_pct":69.53392510909057,"aqu_sz":0.10865347591738334,"await_ms":0.16400336417157274,"util_pct":3.4662458574870754,"late_wake_pct":null}"#,
         );
         let v = judge(&input);
         assert_eq!(v.bound, Bound::DriveBound, "{v:?}");
@@ -373,7 +370,7 @@ mod tests {
     fn processes_spinning_on_every_cpu_make_the_host_cpu_bound() {
         // Four shell busy-loops on the two vCPUs while other builds ran: drivebench idle.
         let input = recorded(
-            r#"{"host_cpu_busy_pct":100.0,"own_cpu_share_pct":0.0,"iowait_pct":0.0,"cpu_some_pressure_pct":100.0,"io_some_pressure_pct":0.0,"io_full_pressure_pct":0.0,"aqu_sz":0.0,"await_ms":null,"util_pct":0.0,"late_start_pct":null}"#,
+            r#"{"host_cpu_busy_pct":100.0,"own_cpu_share_pct":0.0,"iowait_pct":0.0,"cpu_some_pressure_pct":100.0,"io_some_pressure_pct":0.0,"io_full_pressure_pct":0.0,"aqu_sz":0.0,"await_ms":null,"util_pct":0.0,"late_wake_pct":null}"#,
         );
         let v = judge(&input);
         assert_eq!(v.bound, Bound::HostCpuBound, "{v:?}");
@@ -387,7 +384,7 @@ mod tests {
         // drivebench's own process spinning two threads on the two vCPUs: the host is 100 %
         // busy too, and the client rule takes priority.
         let input = recorded(
-            r#"{"host_cpu_busy_pct":100.0,"own_cpu_share_pct":48.59038142620232,"iowait_pct":0.0,"cpu_some_pressure_pct":76.79663557211519,"io_some_pressure_pct":3.584839936619224,"io_full_pressure_pct":0.012367593055749963,"aqu_sz":1.7929685309048269,"await_ms":13.108040201005025,"util_pct":8.378046908733847,"late_start_pct":null}"#,
+            r#"{"host_cpu_busy_pct":100.0,"own_cpu_share_pct":48.59038142620232,"iowait_pct":0.0,"cpu_some_pressure_pct":76.79663557211519,"io_some_pressure_pct":3.584839936619224,"io_full_pressure_pct":0.012367593055749963,"aqu_sz":1.7929685309048269,"await_ms":13.108040201005025,"util_pct":8.378046908733847,"late_wake_pct":null}"#,
         );
         let v = judge(&input);
         assert_eq!(v.bound, Bound::ClientBound, "{v:?}");
@@ -398,7 +395,7 @@ mod tests {
     #[test]
     fn an_idle_host_is_unclear_and_shows_its_figures() {
         let input = recorded(
-            r#"{"host_cpu_busy_pct":1.8456375838926107,"own_cpu_share_pct":0.0,"iowait_pct":0.0,"cpu_some_pressure_pct":0.31218613266319145,"io_some_pressure_pct":0.013797913838215143,"io_full_pressure_pct":0.011131650294598693,"aqu_sz":0.0003332829429520566,"await_ms":0.3333333333333333,"util_pct":0.0,"late_start_pct":null}"#,
+            r#"{"host_cpu_busy_pct":1.8456375838926107,"own_cpu_share_pct":0.0,"iowait_pct":0.0,"cpu_some_pressure_pct":0.31218613266319145,"io_some_pressure_pct":0.013797913838215143,"io_full_pressure_pct":0.011131650294598693,"aqu_sz":0.0003332829429520566,"await_ms":0.3333333333333333,"util_pct":0.0,"late_wake_pct":null}"#,
         );
         let v = judge(&input);
         assert_eq!(v.bound, Bound::Unclear, "{v:?}");
@@ -456,7 +453,7 @@ mod tests {
         let late = VerdictInput {
             host_cpu_busy_pct: Some(30.0),
             io_full_pressure_pct: Some(1.0),
-            late_start_pct: Some(12.0),
+            late_wake_pct: Some(12.0),
             ..VerdictInput::default()
         };
         assert_eq!(judge(&late).bound, Bound::ClientBound);
