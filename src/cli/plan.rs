@@ -145,9 +145,18 @@ fn timeline(s: &mut String, report_interval_ms: u64, plan: &DatabaseRun) {
     );
     for p in &plan.phases {
         let rec = if p.record { "recorded" } else { "not recorded" };
+        let until = p.steady.map_or(String::new(), |st| {
+            format!(
+                "; ends when steady: {} rounds of {} within {} % range and {} % slope, at most this long",
+                st.rule.window,
+                dur(st.round_ms),
+                st.rule.max_range_pct,
+                st.rule.max_slope_pct
+            )
+        });
         let _ = writeln!(
             s,
-            "  {:>10}  {:<16} {:>10}  {rec}",
+            "  {:>10}  {:<16} {:>10}  {rec}{until}",
             format!("+{}", dur(p.start_offset_ms)),
             p.name,
             dur(p.duration_ms)

@@ -9,12 +9,14 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::steady::SteadyTrack;
 use super::{Ending, RunCtx, Stage};
 use crate::clients::fleet::{Fleet, Wake};
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{Recorded, histogram};
 use crate::report::live::interval_line;
 use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
+use crate::report::steady::SteadyOutcome;
 use crate::report::telemetry::{PhaseTelemetry, TelemetryRow};
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::PlanPhase;
@@ -42,6 +44,8 @@ struct Sampled {
     series: Vec<SeriesRow>,
     /// Telemetry of each interval (when the run has a probe).
     telemetry: Vec<TelemetryRow>,
+    /// The rounds of an `until = "steady"` phase.
+    steady: Option<SteadyTrack>,
     last_tick: Instant,
     stop: Option<Ending>,
 }
@@ -65,11 +69,17 @@ pub async fn run_phases(
         probe.restart();
     }
     let mut phase_start = t0;
+    // How much sooner than planned the steady phases so far ended: later phases move up.
+    let mut early = Duration::ZERO;
     for phase in &plan.db.phases {
         let bar = ctx
             .console
             .phase_bar(&phase.name, phase.duration_ms, phase_start);
-        let sampled = sample_phase(plan, phase, fleet, kinds, (t0, phase_start), ctx).await;
+        let planned_end = t0
+            + Duration::from_millis(phase.start_offset_ms + phase.duration_ms)
+                .saturating_sub(early);
+        let clock = (t0, phase_start, planned_end);
+        let sampled = sample_phase(plan, phase, fleet, kinds, clock, ctx).await;
         if let Some(b) = bar {
             b.finish();
         }
@@ -89,6 +99,15 @@ pub async fn run_phases(
             }
             closed.telemetry = Some(t);
         }
+        if let Some(track) = sampled.steady {
+            let report = track.report();
+            ctx.console
+                .always(&format!("{}: {}", phase.name, report.line()));
+            if let SteadyOutcome::Reached { .. } = report.outcome {
+                early += planned_end.saturating_duration_since(sampled.last_tick);
+            }
+            closed.steady = Some(report);
+        }
         hooks.phase_closed(phase, &mut closed).await;
         ctx.report.phases.push(closed);
         phase_start = sampled.last_tick;
@@ -102,17 +121,16 @@ pub async fn run_phases(
     Ending::Complete
 }
 
-/// Sample one phase at every report tick until its planned end, a failure or cancellation.
-/// `clock` is the run's start and this phase's start.
+/// Sample one phase at every report tick until its planned end, steady state, a failure or
+/// cancellation. `clock` is the run's start, this phase's start and its planned end.
 async fn sample_phase(
     plan: DbPlan<'_>,
     phase: &PlanPhase,
     fleet: &mut Fleet,
     kinds: &'static [&'static str],
-    (t0, phase_start): (Instant, Instant),
+    (t0, phase_start, planned_end): (Instant, Instant, Instant),
     ctx: &mut RunCtx<'_>,
 ) -> Sampled {
-    let planned_end = t0 + Duration::from_millis(phase.start_offset_ms + phase.duration_ms);
     let interval = Duration::from_millis(plan.report_interval_ms());
     let mut s = Sampled {
         totals: (0..plan.db.instances.len())
@@ -120,6 +138,9 @@ async fn sample_phase(
             .collect(),
         series: Vec::new(),
         telemetry: Vec::new(),
+        steady: phase
+            .steady
+            .map(|st| SteadyTrack::new(st, plan.report_interval_ms(), phase_start)),
         last_tick: phase_start,
         stop: None,
     };
@@ -130,7 +151,7 @@ async fn sample_phase(
         let now = Instant::now();
         let secs = (now - s.last_tick).as_secs_f64();
         let at_s = (now - t0).as_secs_f64();
-        record_interval(
+        let tx = record_interval(
             plan,
             phase,
             fleet.collect(),
@@ -145,7 +166,9 @@ async fn sample_phase(
             Wake::Failed(e) => s.stop = Some(Ending::failed(Stage::Phases, e)),
             Wake::Tick => {}
         }
-        if s.stop.is_some() || tick_planned >= planned_end {
+        let phase_s = (now - phase_start).as_secs_f64();
+        let steady = s.steady.as_mut().is_some_and(|t| t.tick(tx, now, phase_s));
+        if s.stop.is_some() || steady || tick_planned >= planned_end {
             return s;
         }
     }
@@ -153,6 +176,7 @@ async fn sample_phase(
 
 /// One report interval: a series row per instance (appended to series.csv), the instances'
 /// totals, and the live line. `at` is seconds since the start and the interval's length.
+/// Returns the interval's transactions, all instances.
 fn record_interval(
     plan: DbPlan<'_>,
     phase: &PlanPhase,
@@ -161,7 +185,7 @@ fn record_interval(
     (at_s, secs): (f64, f64),
     s: &mut Sampled,
     ctx: &mut RunCtx<'_>,
-) {
+) -> u64 {
     let clients = plan.db.workload.clients;
     let telemetry = ctx.telemetry.probe().map(|p| p.tick());
     let mut interval_total = Recorded::new(kinds.len());
@@ -195,6 +219,7 @@ fn record_interval(
         clients,
         &summary,
     ));
+    summary.transactions
 }
 
 /// When a phase ran: its measured seconds, its start after the first phase's, and whether it
@@ -239,5 +264,6 @@ fn close_phase(
         series,
         tpcc: None,
         telemetry: None,
+        steady: None,
     }
 }

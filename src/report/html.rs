@@ -39,6 +39,9 @@ pub fn page(r: &RunReport) -> String {
     let recorded = r.phases.iter().filter(|p| p.recorded);
     for phase in recorded.chain(r.phases.iter().filter(|p| !p.recorded)) {
         summary_table(&mut s, phase);
+        if let Some(st) = &phase.steady {
+            let _ = write!(s, "<p>Steady state: {}</p>", escape(&st.line()));
+        }
         if let Some(t) = phase.telemetry.as_ref().filter(|_| phase.recorded) {
             super::html_telemetry::verdict(&mut s, t);
         }

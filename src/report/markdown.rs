@@ -20,6 +20,9 @@ pub fn summary(r: &RunReport) -> String {
         .chain(r.phases.iter().filter(|p| !p.recorded));
     for phase in ordered {
         phase_table(&mut s, phase);
+        if let Some(st) = &phase.steady {
+            let _ = writeln!(s, "\nSteady state: {}", st.line());
+        }
         if let Some(t) = &phase.telemetry {
             super::telemetry::markdown(&mut s, t);
         }

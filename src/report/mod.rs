@@ -16,6 +16,7 @@ pub mod markdown;
 pub mod result;
 pub mod server_settings;
 pub mod stats;
+pub mod steady;
 pub mod svg;
 pub mod sweeps;
 pub mod telemetry;

@@ -145,6 +145,9 @@ pub struct PhaseReport {
     /// What the drive and the host did, and what held the phase back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<super::telemetry::PhaseTelemetry>,
+    /// A phase with `until = "steady"`: its rounds and whether it became steady.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<super::steady::PhaseSteadyReport>,
 }
 
 impl PhaseReport {

@@ -207,8 +207,39 @@ pub struct WorkloadSection {
 #[serde(deny_unknown_fields)]
 pub struct PhaseSection {
     pub name: String,
-    /// e.g. "2h", "30s".
+    /// e.g. "2h", "30s"; the longest the phase may run when `until = "steady"`.
     pub duration: String,
     /// Whether the phase counts in the recorded summary. Default true.
     pub record: Option<bool>,
+    /// When the phase ends: after its `duration` (default), or as soon as the TPS of its
+    /// rounds is steady (`steady`), at the latest after its `duration`.
+    pub until: Option<PhaseUntil>,
+    /// The steady-state rule of an `until = "steady"` phase; defaults as the SNIA rule's.
+    pub steady: Option<SteadySection>,
+}
+
+/// When a phase ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PhaseUntil {
+    /// After its `duration`.
+    Duration,
+    /// When the TPS of its last `window` rounds is steady, or after its `duration`.
+    Steady,
+}
+
+/// The steady-state rule of a database phase: the TPS of each round (all instances together)
+/// is steady when, over the last `window` rounds, max − min is within `max_range_pct` of their
+/// average and the least-squares slope times `window − 1` rounds within `max_slope_pct`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SteadySection {
+    /// Length of one round, a whole multiple of `report_interval`. Default "1m".
+    pub round: Option<String>,
+    /// Rounds in the measurement window. Default 5.
+    pub window: Option<i64>,
+    /// Largest allowed max − min of the window, % of its average. Default 20.
+    pub max_range_pct: Option<f64>,
+    /// Largest allowed slope excursion over the window, % of its average. Default 10.
+    pub max_slope_pct: Option<f64>,
 }

@@ -5,6 +5,7 @@
 mod bounds;
 pub mod curve;
 pub mod file;
+mod phases;
 pub mod plan;
 pub mod resolve;
 pub mod sweep;

@@ -557,6 +557,17 @@ pub struct PlanPhase {
     pub duration_ms: u64,
     /// Counted in the recorded summary.
     pub record: bool,
+    /// Ends as soon as its TPS is steady (at the latest after `duration_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<PhaseSteady>,
+}
+
+/// The steady-state end of a phase: rounds of `round_ms` (a whole number of report
+/// intervals), judged by `rule` (`max_rounds`: as many as the phase's maximum holds).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PhaseSteady {
+    pub round_ms: u64,
+    pub rule: crate::curve::steady::SteadyRule,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

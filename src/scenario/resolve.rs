@@ -4,11 +4,10 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use super::bounds::{MAX_CLIENTS, int_in};
-use super::file::{InstanceSection, PhaseSection, ScenarioFile, WorkloadSection};
+use super::bounds::{MAX_CLIENTS, int_in, positive_duration, scale_ms};
+use super::file::{InstanceSection, ScenarioFile, WorkloadSection};
 use super::plan::*;
 use crate::config::error::{Invalid, KeyPath};
-use crate::config::units::parse_duration;
 use crate::engines::{EngineConfig, EngineKind};
 
 /// Shortest report interval after time scaling.
@@ -63,7 +62,12 @@ pub fn resolve(
     }
     let instances = resolve_instances(&file.instance, &root.key("instance"))?;
     let workload = resolve_workload(&file.workload, &root.key("workload"))?;
-    let phases = resolve_phases(&file.phase, &root.key("phase"), time_scale)?;
+    let phases = super::phases::resolve(
+        &file.phase,
+        &root.key("phase"),
+        time_scale,
+        report_interval_ms,
+    )?;
     let sweeps = super::sweep::resolve_all(&file.sweep, &root.key("sweep"), time_scale)?;
     let curve = super::curve::resolve(&file.curve, &root.key("curve"), time_scale)?;
     check_something_recorded(&workload, &phases, curve.is_some(), &root)?;
@@ -168,21 +172,6 @@ fn estimate(
         phases_total_ms,
         client_memory_bytes,
     }
-}
-
-fn scale_ms(d: Duration, time_scale: f64) -> u64 {
-    (d.as_secs_f64() * 1000.0 * time_scale).round() as u64
-}
-
-fn positive_duration(text: &str, key: KeyPath) -> Result<Duration, Invalid> {
-    let d = parse_duration(text).map_err(|m| Invalid::new(key.clone(), m))?;
-    if d.is_zero() {
-        return Err(Invalid::new(
-            key,
-            format!("must be longer than zero, got {text:?}"),
-        ));
-    }
-    Ok(d)
 }
 
 fn resolve_instances(
@@ -600,45 +589,6 @@ fn rand_distribution(
         ));
     }
     Ok((rand_type, rand_pareto_h, rand_zipfian_exp))
-}
-
-fn resolve_phases(
-    sections: &[PhaseSection],
-    key: &KeyPath,
-    time_scale: f64,
-) -> Result<Vec<PlanPhase>, Invalid> {
-    if sections.is_empty() {
-        return Err(Invalid::new(
-            key.clone(),
-            "at least one [[phase]] is needed",
-        ));
-    }
-    let mut names = HashSet::new();
-    let mut offset = 0;
-    let mut out = Vec::new();
-    for (i, p) in sections.iter().enumerate() {
-        let k = key.index(i);
-        let name = p.name.trim();
-        if name.is_empty() {
-            return Err(Invalid::new(k.key("name"), "must not be empty"));
-        }
-        if !names.insert(name.to_string()) {
-            return Err(Invalid::new(
-                k.key("name"),
-                format!("phase name {name:?} is used twice"),
-            ));
-        }
-        let d = positive_duration(&p.duration, k.key("duration"))?;
-        let duration_ms = scale_ms(d, time_scale).max(1);
-        out.push(PlanPhase {
-            name: name.to_string(),
-            start_offset_ms: offset,
-            duration_ms,
-            record: p.record.unwrap_or(true),
-        });
-        offset += duration_ms;
-    }
-    Ok(out)
 }
 
 impl SysbenchOptions {

@@ -1,0 +1,139 @@
+//! `[[phase]]` resolved: names unique, durations scaled, offsets from the first phase's start,
+//! and the steady-state rule of an `until = "steady"` phase checked against the report
+//! interval and the phase's maximum.
+
+use std::collections::HashSet;
+
+use super::bounds::{positive_duration, scale_ms};
+use super::file::{PhaseSection, PhaseUntil, SteadySection};
+use super::plan::{PhaseSteady, PlanPhase};
+use crate::config::error::{Invalid, KeyPath};
+use crate::curve::steady::SteadyRule;
+
+/// Default length of a steady-state round.
+const DEFAULT_ROUND: &str = "1m";
+
+pub(super) fn resolve(
+    sections: &[PhaseSection],
+    key: &KeyPath,
+    time_scale: f64,
+    report_interval_ms: u64,
+) -> Result<Vec<PlanPhase>, Invalid> {
+    if sections.is_empty() {
+        return Err(Invalid::new(
+            key.clone(),
+            "at least one [[phase]] is needed",
+        ));
+    }
+    let mut names = HashSet::new();
+    let mut offset = 0;
+    let mut out = Vec::new();
+    for (i, p) in sections.iter().enumerate() {
+        let k = key.index(i);
+        let name = p.name.trim();
+        if name.is_empty() {
+            return Err(Invalid::new(k.key("name"), "must not be empty"));
+        }
+        if !names.insert(name.to_string()) {
+            return Err(Invalid::new(
+                k.key("name"),
+                format!("phase name {name:?} is used twice"),
+            ));
+        }
+        let d = positive_duration(&p.duration, k.key("duration"))?;
+        let duration_ms = scale_ms(d, time_scale).max(1);
+        let steady = match (p.until.unwrap_or(PhaseUntil::Duration), &p.steady) {
+            (PhaseUntil::Duration, None) => None,
+            (PhaseUntil::Duration, Some(_)) => {
+                return Err(Invalid::new(
+                    k.key("steady"),
+                    "is read only with until = \"steady\"; add it or remove [phase.steady]",
+                ));
+            }
+            (PhaseUntil::Steady, s) => Some(steady(
+                s.as_ref(),
+                &k,
+                (time_scale, report_interval_ms, duration_ms),
+            )?),
+        };
+        out.push(PlanPhase {
+            name: name.to_string(),
+            start_offset_ms: offset,
+            duration_ms,
+            record: p.record.unwrap_or(true),
+            steady,
+        });
+        offset += duration_ms;
+    }
+    Ok(out)
+}
+
+/// The rule of a steady phase at `k`; `clock` is the time scale, the report interval and the
+/// phase's maximum (ms).
+fn steady(
+    s: Option<&SteadySection>,
+    k: &KeyPath,
+    (time_scale, report_interval_ms, duration_ms): (f64, u64, u64),
+) -> Result<PhaseSteady, Invalid> {
+    let key = k.key("steady");
+    let round_text = s.and_then(|s| s.round.as_deref()).unwrap_or(DEFAULT_ROUND);
+    let round = positive_duration(round_text, key.key("round"))?;
+    let round_ms = scale_ms(round, time_scale).max(1);
+    if !round_ms.is_multiple_of(report_interval_ms) {
+        return Err(Invalid::new(
+            key.key("round"),
+            format!(
+                "must be a whole number of report intervals ({} ms), got {round_ms} ms",
+                report_interval_ms
+            ),
+        ));
+    }
+    let defaults = SteadyRule::default();
+    let window = match s.and_then(|s| s.window) {
+        None => defaults.window,
+        Some(w) if (2..=1000).contains(&w) => w as usize,
+        Some(w) => {
+            return Err(Invalid::new(
+                key.key("window"),
+                format!("must be 2 to 1000 rounds, got {w}"),
+            ));
+        }
+    };
+    let pct = |v: Option<f64>, name: &str, default: f64| match v {
+        None => Ok(default),
+        Some(x) if x > 0.0 && x.is_finite() => Ok(x),
+        Some(x) => Err(Invalid::new(
+            key.key(name),
+            format!("must be a percentage above 0, got {x}"),
+        )),
+    };
+    let max_range_pct = pct(
+        s.and_then(|s| s.max_range_pct),
+        "max_range_pct",
+        defaults.max_range_pct,
+    )?;
+    let max_slope_pct = pct(
+        s.and_then(|s| s.max_slope_pct),
+        "max_slope_pct",
+        defaults.max_slope_pct,
+    )?;
+    let max_rounds = (duration_ms / round_ms) as usize;
+    if max_rounds < window {
+        return Err(Invalid::new(
+            k.key("duration"),
+            format!(
+                "holds {max_rounds} round(s) of {round_text}, fewer than the steady-state \
+                 window of {window}: lengthen the phase or shorten steady.round"
+            ),
+        ));
+    }
+    Ok(PhaseSteady {
+        round_ms,
+        rule: SteadyRule {
+            window,
+            max_range_pct,
+            max_slope_pct,
+            max_rounds,
+        },
+    })
+}
