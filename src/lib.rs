@@ -27,6 +27,8 @@
 //!   (with its `[[sweep]]` and `[[curve]]` entries).
 //! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
 //!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
+//! - [`exporter`]: live metrics of a running run (current phase, TPS, latency quantiles,
+//!   errors, drive and host figures), served over HTTP in the OpenMetrics text format.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
 //!   guard for block devices, and the markers on what drivebench leaves there (`leftovers`).
@@ -50,6 +52,7 @@ pub mod clients;
 pub mod config;
 pub mod curve;
 pub mod engines;
+pub mod exporter;
 pub mod io;
 pub mod metrics;
 pub mod protocol;

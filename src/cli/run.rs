@@ -1,11 +1,14 @@
 //! `drivebench run SCENARIO`: resolve the plan, check the target, create the run directory,
 //! run the protocol, and always leave a result.json — complete, failed or interrupted.
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
 use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ScenarioArgs};
+use crate::exporter::{LiveMetrics, serve};
 use crate::protocol::{self, Ending, preflight};
 use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport, RunStatus};
@@ -26,6 +29,16 @@ pub struct Args {
     /// measuring what the sampling itself costs.
     #[arg(long)]
     pub no_telemetry: bool,
+    /// Serve live metrics while the run lasts, at http://ADDR:PORT/metrics in the OpenMetrics
+    /// text format Prometheus scrapes: the current phase, each instance's TPS, latency
+    /// quantiles, transactions, errors and retries of the last interval, the drive's and the
+    /// host's figures. Loopback addresses only, unless --metrics-listen-public.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub metrics_listen: Option<SocketAddr>,
+    /// Allow --metrics-listen on an address other than loopback (anyone who reaches it sees
+    /// the run's figures; never passwords).
+    #[arg(long, requires = "metrics_listen")]
+    pub metrics_listen_public: bool,
 }
 
 pub use crate::config::units::utc_now;
@@ -45,6 +58,11 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
 
 /// Run a resolved plan (`run`, and `curve` with its curve filled in).
 pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
+    let listener = args
+        .metrics_listen
+        .map(|addr| serve::bind(addr, args.metrics_listen_public))
+        .transpose()
+        .map_err(|e| CliError::Invalid(e.to_string()))?;
     let findings = preflight::check(&plan);
     if let Some(f) = findings.iter().find(|f| f.level == preflight::Level::Error) {
         return Err(CliError::Invalid(format!(
@@ -91,15 +109,20 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         .map_err(|e| CliError::Failed(e.to_string()))?;
     let cancel = CancellationToken::new();
     let stop_signals = super::stop_on_signal(cancel.clone(), "stopping clients", true, out.clone());
+    let live = listener.map(|l| serve_live(l, &console));
     let mut ctx = protocol::RunCtx {
         report: &mut report,
         dir: &mut dir,
         console: &console,
         cancel: &cancel,
         telemetry: protocol::telemetry::Telemetry::wanted(!args.no_telemetry),
+        live: live.as_ref().map(|(m, _)| &**m),
     };
     let ending = protocol::run(&plan, &mut ctx).await;
     stop_signals.abort();
+    if let Some((_, stop)) = live {
+        stop.cancel();
+    }
     report.finished_at = Some(utc_now());
     let code = close(&mut report, &ending);
     dir.finish(&report)
@@ -110,6 +133,20 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     crate::report::live::closing_text(&crate::report::markdown::summary(&report));
     crate::report::live::closing_text(&format!("\nResults: {}\n", out.display()));
     Ok(code)
+}
+
+/// Serve the run's live metrics on `listener` until the returned token is cancelled.
+fn serve_live(
+    listener: tokio::net::TcpListener,
+    console: &Console,
+) -> (Arc<LiveMetrics>, CancellationToken) {
+    let live = Arc::new(LiveMetrics::new());
+    let stop = CancellationToken::new();
+    if let Ok(addr) = listener.local_addr() {
+        console.line(&format!("live metrics: http://{addr}/metrics"));
+    }
+    tokio::spawn(serve::serve(listener, live.clone(), stop.clone()));
+    (live, stop)
 }
 
 /// Record how a run ended in its report and give the exit code: a complete run whose

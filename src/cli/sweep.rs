@@ -345,6 +345,7 @@ async fn run_sweep(
         console,
         cancel: &cancel,
         telemetry: protocol::telemetry::Telemetry::Off,
+        live: None,
     };
     let ending = protocol::sweeps::run_one(seed, sweep, target, &mut ctx).await;
     stop_signals.abort();

@@ -16,6 +16,7 @@ use super::{Ending, Reason, Stage};
 use crate::clients::fleet::{Fleet, Wake};
 use crate::curve::backlog::Backlog;
 use crate::curve::{CurveDriver, PointOutcome, SloResult, Step};
+use crate::exporter::LiveMetrics;
 use crate::metrics::Recorded;
 use crate::metrics::summary::Summary;
 use crate::report::RunDir;
@@ -41,6 +42,7 @@ pub(super) struct CurveRun<'a> {
     pub console: &'a Console,
     pub cancel: &'a CancellationToken,
     pub telemetry: &'a mut Telemetry,
+    pub live: Option<&'a LiveMetrics>,
 }
 
 /// What a run measured: its seconds, per instance its four quarters, and the drive's and
@@ -61,6 +63,7 @@ impl CurveRun<'_> {
         for ctl in self.fleet.controls() {
             ctl.set_closed();
         }
+        self.live_phase("curve max");
         let m = match self.measure(c.max_duration_ms).await {
             Ok(m) => m,
             Err(e) => return e,
@@ -96,6 +99,7 @@ impl CurveRun<'_> {
                 Step::Slo { rate } => (PointKind::Slo, rate / peak * 100.0, rate),
                 Step::Done => break,
             };
+            self.live_phase(&format!("curve {pct:.1} %"));
             let targets: Vec<f64> = peaks.iter().map(|p| p * pct / 100.0).collect();
             for (ctl, t) in self.fleet.controls().iter().zip(&targets) {
                 ctl.set_rate(*t);
@@ -123,6 +127,12 @@ impl CurveRun<'_> {
         }
         self.finish(driver.slo());
         Ending::Complete
+    }
+
+    fn live_phase(&self, name: &str) {
+        if let Some(live) = self.live {
+            live.set_phase(name, true);
+        }
     }
 
     /// A finished point's live line, and what limited it.
@@ -198,6 +208,10 @@ impl CurveRun<'_> {
             for (a, r) in all.iter_mut().zip(q) {
                 a.merge(r);
             }
+            if let Some(live) = self.live {
+                let name = &self.plan.db.instances[i].name;
+                live.interval(name, &summary_of(q, self.kinds, m.seconds));
+            }
             per_instance.push(InstancePoint {
                 instance: self.plan.db.instances[i].name.clone(),
                 figures: figures(q, self.kinds, m.seconds, targets.get(i).copied()),
@@ -206,6 +220,9 @@ impl CurveRun<'_> {
         let target = (!targets.is_empty()).then(|| targets.iter().sum());
         let mut total = figures(&all, self.kinds, m.seconds, target);
         total.sustainable &= per_instance.iter().all(|p| p.figures.sustainable);
+        if let (Some(live), Some(t)) = (self.live, &m.telemetry) {
+            live.telemetry(t);
+        }
         let telemetry = m.telemetry.clone().map(|t| {
             // A rate was set on every point but the max run: late starts count there.
             PhaseTelemetry::of_span(

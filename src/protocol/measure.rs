@@ -61,6 +61,7 @@ pub async fn run_workload<C: Connector, W: Workload>(
             console: ctx.console,
             cancel: ctx.cancel,
             telemetry: &mut ctx.telemetry,
+            live: ctx.live,
         }
         .run()
         .await;

@@ -63,6 +63,8 @@ pub struct RunCtx<'a> {
     pub cancel: &'a CancellationToken,
     /// Drive and host telemetry, sampled from the moment the instances run.
     pub telemetry: telemetry::Telemetry,
+    /// The live metrics served while the run lasts (`--metrics-listen`).
+    pub live: Option<&'a crate::exporter::LiveMetrics>,
 }
 
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.

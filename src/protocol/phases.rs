@@ -75,6 +75,9 @@ pub async fn run_phases(
         let bar = ctx
             .console
             .phase_bar(&phase.name, phase.duration_ms, phase_start);
+        if let Some(live) = ctx.live {
+            live.set_phase(&phase.name, phase.record);
+        }
         let planned_end = t0
             + Duration::from_millis(phase.start_offset_ms + phase.duration_ms)
                 .saturating_sub(early);
@@ -198,12 +201,21 @@ fn record_interval(
             clients,
             &summary,
         );
+        if let Some(live) = ctx.live {
+            live.interval(&plan.db.instances[i].name, &summary);
+        }
         if let Err(e) = ctx.dir.append_series(&row, telemetry.as_ref()) {
             s.stop.get_or_insert(Ending::failed(Stage::Results, e));
         }
         s.series.push(row);
         s.totals[i].merge(r);
         interval_total.merge(r);
+    }
+    if let Some(live) = ctx.live {
+        live.tick(at_s);
+        if let Some(t) = &telemetry {
+            live.telemetry(t);
+        }
     }
     if let Some(figures) = telemetry {
         s.telemetry.push(TelemetryRow {
