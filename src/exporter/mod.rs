@@ -69,6 +69,96 @@ struct HostMetrics {
     process_rss: Family<ProcessLabels, F64Gauge>,
 }
 
+impl InstanceMetrics {
+    fn register(&self, r: &mut Registry) {
+        let i = self;
+        r.register(
+            "tps",
+            "Transactions per second in the last interval",
+            i.tps.clone(),
+        );
+        r.register(
+            "latency_seconds",
+            "Response time quantiles of the last interval (from the intended start)",
+            i.latency.clone(),
+        );
+        r.register(
+            "latency_avg_seconds",
+            "Mean response time of the last interval",
+            i.latency_avg.clone(),
+        );
+        r.register(
+            "transactions",
+            "Committed transactions",
+            i.transactions.clone(),
+        );
+        r.register("errors", "Failed attempts", i.errors.clone());
+        r.register(
+            "retries",
+            "Attempts re-run until they committed",
+            i.retries.clone(),
+        );
+    }
+}
+
+impl DeviceMetrics {
+    fn register(&self, r: &mut Registry) {
+        let d = self;
+        r.register("device_iops", "Device operations per second", d.ops.clone());
+        r.register(
+            "device_bytes_per_second",
+            "Device throughput",
+            d.bytes.clone(),
+        );
+        r.register(
+            "device_await_seconds",
+            "Average time per device request",
+            d.await_s.clone(),
+        );
+        r.register(
+            "device_queue_depth",
+            "Average requests in flight (aqu-sz)",
+            d.queue.clone(),
+        );
+        r.register(
+            "device_utilisation_ratio",
+            "Share of time with I/O in flight",
+            d.util.clone(),
+        );
+        r.register(
+            "device_flushes_per_second",
+            "Cache flushes per second",
+            d.flushes.clone(),
+        );
+    }
+}
+
+impl HostMetrics {
+    fn register(&self, r: &mut Registry) {
+        let h = self;
+        r.register(
+            "cpu_ratio",
+            "Share of all CPUs' time by mode",
+            h.cpu.clone(),
+        );
+        r.register(
+            "memory_bytes",
+            "Page cache, dirty and writeback memory",
+            h.memory.clone(),
+        );
+        r.register(
+            "process_cpu_cores",
+            "CPU used by drivebench and each private server, in cores",
+            h.process_cpu.clone(),
+        );
+        r.register(
+            "process_rss_bytes",
+            "Resident memory of each process",
+            h.process_rss.clone(),
+        );
+    }
+}
+
 impl Default for LiveMetrics {
     fn default() -> Self {
         Self::new()
@@ -101,81 +191,9 @@ impl LiveMetrics {
             "Seconds since the first phase started, at the last report tick",
             self.elapsed.clone(),
         );
-        let i = &self.per_instance;
-        r.register(
-            "tps",
-            "Transactions per second in the last interval",
-            i.tps.clone(),
-        );
-        r.register(
-            "latency_seconds",
-            "Response time quantiles of the last interval (from the intended start)",
-            i.latency.clone(),
-        );
-        r.register(
-            "latency_avg_seconds",
-            "Mean response time of the last interval",
-            i.latency_avg.clone(),
-        );
-        r.register(
-            "transactions",
-            "Committed transactions",
-            i.transactions.clone(),
-        );
-        r.register("errors", "Failed attempts", i.errors.clone());
-        r.register(
-            "retries",
-            "Attempts re-run until they committed",
-            i.retries.clone(),
-        );
-        let d = &self.device;
-        r.register("device_iops", "Device operations per second", d.ops.clone());
-        r.register(
-            "device_bytes_per_second",
-            "Device throughput",
-            d.bytes.clone(),
-        );
-        r.register(
-            "device_await_seconds",
-            "Average time per device request",
-            d.await_s.clone(),
-        );
-        r.register(
-            "device_queue_depth",
-            "Average requests in flight (aqu-sz)",
-            d.queue.clone(),
-        );
-        r.register(
-            "device_utilisation_ratio",
-            "Share of time with I/O in flight",
-            d.util.clone(),
-        );
-        r.register(
-            "device_flushes_per_second",
-            "Cache flushes per second",
-            d.flushes.clone(),
-        );
-        let h = &self.host;
-        r.register(
-            "cpu_ratio",
-            "Share of all CPUs' time by mode",
-            h.cpu.clone(),
-        );
-        r.register(
-            "memory_bytes",
-            "Page cache, dirty and writeback memory",
-            h.memory.clone(),
-        );
-        r.register(
-            "process_cpu_cores",
-            "CPU used by drivebench and each private server, in cores",
-            h.process_cpu.clone(),
-        );
-        r.register(
-            "process_rss_bytes",
-            "Resident memory of each process",
-            h.process_rss.clone(),
-        );
+        self.per_instance.register(r);
+        self.device.register(r);
+        self.host.register(r);
     }
 
     /// The phase (or step) running from now on.
