@@ -38,6 +38,11 @@ impl PhaseHooks for () {
     async fn phase_closed(&mut self, _: &PlanPhase, _: &mut PhaseReport) {}
 }
 
+/// How often result.json is rewritten with the running phase so far (marked not completed),
+/// so that a run killed outright (SIGKILL, the OOM killer, a power cut) keeps its figures up to
+/// then: with the default 10 s report interval, at every tick.
+const SAVE_EVERY: Duration = Duration::from_secs(10);
+
 /// One phase's sampling so far.
 struct Sampled {
     totals: Vec<Recorded>,
@@ -47,6 +52,8 @@ struct Sampled {
     /// The rounds of an `until = "steady"` phase.
     steady: Option<SteadyTrack>,
     last_tick: Instant,
+    /// When result.json last held this phase so far.
+    last_saved: Instant,
     stop: Option<Ending>,
 }
 
@@ -145,6 +152,7 @@ async fn sample_phase(
             .steady
             .map(|st| SteadyTrack::new(st, plan.report_interval_ms(), phase_start)),
         last_tick: phase_start,
+        last_saved: phase_start,
         stop: None,
     };
     let mut tick_planned = phase_start;
@@ -173,6 +181,9 @@ async fn sample_phase(
         let steady = s.steady.as_mut().is_some_and(|t| t.tick(tx, now, phase_s));
         if s.stop.is_some() || steady || tick_planned >= planned_end {
             return s;
+        }
+        if now - s.last_saved >= SAVE_EVERY {
+            save_so_far(plan, phase, kinds, (t0, phase_start), &mut s, ctx);
         }
     }
 }
@@ -232,6 +243,31 @@ fn record_interval(
         &summary,
     ));
     summary.transactions
+}
+
+/// Write result.json with the running phase closed as it stands (not completed); the phase
+/// itself goes on.
+fn save_so_far(
+    plan: DbPlan<'_>,
+    phase: &PlanPhase,
+    kinds: &[&str],
+    (t0, phase_start): (Instant, Instant),
+    s: &mut Sampled,
+    ctx: &mut RunCtx<'_>,
+) {
+    let timing = PhaseTiming {
+        seconds: (s.last_tick - phase_start).as_secs_f64(),
+        start_offset_s: (phase_start - t0).as_secs_f64(),
+        completed: false,
+    };
+    let partial = close_phase(plan, phase, kinds, &s.totals, s.series.clone(), timing);
+    ctx.report.phases.push(partial);
+    let written = ctx.dir.write_result(ctx.report);
+    ctx.report.phases.pop();
+    if let Err(e) = written {
+        s.stop.get_or_insert(Ending::failed(Stage::Results, e));
+    }
+    s.last_saved = s.last_tick;
 }
 
 /// When a phase ran: its measured seconds, its start after the first phase's, and whether it

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::prebuilt;
 use super::{Ending, InstanceExtras, LoadFailure, Reason, RunCtx, RunError, Stage, run_with};
+use crate::engines::server::owner::{self, Orphan};
 use crate::engines::server::{Demand, PasswordError, ProvisionError, Server, external_password};
 use crate::engines::{Engine, EngineError};
 use crate::report::live::Console;
@@ -110,6 +111,9 @@ pub(crate) async fn run_kind<K: Server>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) 
             let cause = Reason(format!("cannot create {}: {e}", dir.display()));
             return Ending::failed_on(Stage::Setup, &name, cause);
         }
+        if let Err(e) = stop_orphan::<K>(&name, &dir, ctx.console).await {
+            return Ending::failed_on(Stage::Setup, &name, e);
+        }
         ctx.console
             .line(&format!("starting {name} in {}", dir.display()));
         starts.push((
@@ -124,6 +128,7 @@ pub(crate) async fn run_kind<K: Server>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) 
             Ok(Ok(server)) => {
                 ctx.console
                     .line(&format!("{name} ready on {}", K::describe(&server)));
+                owner::claim(&target.join(name), K::pid(&server));
                 servers.push((i, server));
             }
             Ok(Err(e)) => {
@@ -142,6 +147,36 @@ pub(crate) async fn run_kind<K: Server>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) 
     };
     teardown::<K>(plan, servers, ctx.console).await;
     ending
+}
+
+/// Stop the server a killed drivebench left running in `dir` (found by the engine's pid file
+/// and the owner file), saying so; a server another live run owns is refused.
+async fn stop_orphan<K: Server>(name: &str, dir: &Path, console: &Console) -> Result<(), RunError> {
+    let Some(pid_file) = K::OPS.pid_file else {
+        return Ok(());
+    };
+    let d = dir.to_path_buf();
+    let reaped = tokio::task::spawn_blocking(move || owner::reap_orphan(&d, pid_file)).await;
+    match reaped {
+        Ok(Ok(None)) => Ok(()),
+        Ok(Ok(Some(Orphan {
+            server_pid,
+            owner_pid,
+            killed,
+        }))) => {
+            console.always(&format!(
+                "{name}: stopped the server (pid {server_pid}) that drivebench pid {owner_pid}                  left running in {} when it ended without stopping it{}",
+                dir.display(),
+                if killed { " (killed: it did not stop in time)" } else { "" }
+            ));
+            Ok(())
+        }
+        Ok(Err(e)) => Err(RunError::new(Stage::Setup, e)),
+        Err(e) => Err(RunError::new(
+            Stage::Setup,
+            Reason(format!("stopping an orphaned server panicked: {e}")),
+        )),
+    }
 }
 
 async fn connect_and_run<K: Server>(
@@ -244,7 +279,9 @@ async fn teardown<K: Server>(
     let mut stops = Vec::new();
     for (i, mut server) in servers {
         let inst = plan.db.instances[i].clone();
+        let data = Path::new(&plan.target_path()).join(&inst.name);
         if inst.keep_running {
+            owner::release(&data);
             console.always(&format!(
                 "{} left running: {}",
                 inst.name,
@@ -252,9 +289,11 @@ async fn teardown<K: Server>(
             ));
             continue;
         }
-        let data = Path::new(&plan.target_path()).join(&inst.name);
         stops.push(tokio::task::spawn_blocking(move || {
             let stopped = K::stop(&mut server);
+            if stopped.is_ok() {
+                owner::release(&data);
+            }
             let removed = if inst.keep_data || stopped.is_err() {
                 Ok(())
             } else {

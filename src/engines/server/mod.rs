@@ -14,6 +14,7 @@
 pub(crate) mod error;
 pub(crate) mod init;
 pub(crate) mod locate;
+pub mod owner;
 pub(crate) mod port;
 pub(crate) mod process;
 #[cfg(test)]
