@@ -8,7 +8,10 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{ServerRun, StopServers, bin, read_json, root, run, servers_under, text, validate};
+use common::{
+    ServerRun, StopServers, bin, read_json, root, run, servers_under, text, validate, wait_exit,
+    wait_for_lines,
+};
 
 const MARIADB: &str = "scenarios/ci-sysbench-mariadb.toml";
 
@@ -85,4 +88,55 @@ fn drivebench_killed_mid_phase_leaves_a_readable_run_and_the_next_run_stops_its_
     assert!(said.contains("left running"), "{said}");
     assert!(servers_under(&r.target()).is_empty());
     eprintln!("second run took {:?}", started.elapsed());
+}
+
+/// A server that hangs (SIGSTOP) mid-phase: its clients wait on their sockets forever, so the
+/// stall watch stops the run within `workload.stall_timeout`, naming the instance; the server
+/// is continued and stopped, the partial results kept.
+#[test]
+fn a_hung_server_stops_the_run_within_its_stall_timeout_naming_the_instance() {
+    let r = ServerRun::new(MARIADB);
+    let _stop = StopServers(r.target());
+    let mut child = r
+        .command("1", &["report_interval=1s", "workload.stall_timeout=5s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&r.out().join("series.csv"), 3, Duration::from_secs(120));
+    let pids = servers_under(&r.target());
+    assert_eq!(pids.len(), 1);
+    let hung = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-STOP", &pids[0].to_string()])
+        .status()
+        .unwrap();
+    let status = wait_exit(&mut child, Duration::from_secs(60));
+    let took = hung.elapsed();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    // 5 s without progress, a 1 s tick, 3 s for the clients, the server's stop.
+    assert!(
+        took < Duration::from_secs(20),
+        "exited {took:?} after the hang"
+    );
+    assert!(
+        err.contains("mariadb-1") && err.contains("hung or unreachable"),
+        "{err}"
+    );
+    let result = read_json(&r.out().join("result.json"));
+    validate("schemas/json/result.schema.json", &result);
+    assert_eq!(result["status"], "failed");
+    assert!(
+        result["phases"][0]["summary"]["transactions"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(
+        servers_under(&r.target()).is_empty(),
+        "the hung server is stopped"
+    );
+    eprintln!("hung server: exit 1 after {took:?}");
 }

@@ -21,6 +21,9 @@ use crate::workload::Workload;
 
 /// How long stopping clients may take before the run moves on without them.
 const STOP_GRACE: Duration = Duration::from_secs(30);
+/// The same after a failure, when clients may be waiting on a hung or unreachable server that
+/// will never answer them.
+const FAILED_GRACE: Duration = Duration::from_secs(3);
 
 /// What every instance's clients share.
 #[derive(Debug, Clone)]
@@ -123,7 +126,7 @@ impl Fleet {
         match ready {
             Ok(()) => Ok(fleet),
             Err(e) => {
-                fleet.stop().await;
+                fleet.stop(true).await;
                 Err(e)
             }
         }
@@ -244,16 +247,22 @@ impl Fleet {
         &self.controls
     }
 
-    /// Cancel the clients and wait (bounded) until they have closed their sessions.
-    pub async fn stop(self) {
+    /// Cancel the clients and wait (bounded; briefly `after_failure`) until they have closed
+    /// their sessions.
+    pub async fn stop(self, after_failure: bool) {
         self.clients_cancel.cancel();
+        let grace = if after_failure {
+            FAILED_GRACE
+        } else {
+            STOP_GRACE
+        };
         let all = async {
             for h in self.handles {
                 let _ = h.await;
             }
         };
-        if tokio::time::timeout(STOP_GRACE, all).await.is_err() {
-            tracing::warn!("some clients did not stop within {STOP_GRACE:?}");
+        if tokio::time::timeout(grace, all).await.is_err() {
+            tracing::warn!("some clients did not stop within {grace:?}");
         }
     }
 }

@@ -67,7 +67,7 @@ async fn every_client_connects_before_the_start_and_records_into_its_instance() 
         fleet.collect().iter().all(|r| r.transactions() <= 3),
         "counters reset"
     );
-    fleet.stop().await;
+    fleet.stop(false).await;
 }
 
 #[tokio::test(start_paused = true)]
@@ -83,7 +83,7 @@ async fn a_fatal_error_wakes_the_borrower_with_the_instance_named() {
         Wake::Failed(FleetError::Client(e)) => assert_eq!(e.instance, "fake-2"),
         other => panic!("expected a client failure, got {other:?}"),
     }
-    fleet.stop().await;
+    fleet.stop(false).await;
 }
 
 #[tokio::test(start_paused = true)]
@@ -95,5 +95,5 @@ async fn cancellation_wakes_the_borrower() {
     cancel.cancel();
     let wake = fleet.wait(t0 + Duration::from_secs(10), &cancel).await;
     assert!(matches!(wake, Wake::Cancelled), "{wake:?}");
-    fleet.stop().await;
+    fleet.stop(false).await;
 }

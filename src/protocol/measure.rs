@@ -66,6 +66,6 @@ pub async fn run_workload<C: Connector, W: Workload>(
         .run()
         .await;
     }
-    fleet.stop().await;
+    fleet.stop(matches!(ending, Ending::Failed(_))).await;
     ending
 }

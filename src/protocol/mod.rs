@@ -17,6 +17,7 @@ pub mod prebuilt;
 pub mod preflight;
 pub mod recheck;
 pub mod servers;
+mod stall;
 mod steady;
 pub mod sweeps;
 pub mod telemetry;

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::stall::StallWatch;
 use super::steady::SteadyTrack;
 use super::{Ending, RunCtx, Stage};
 use crate::clients::fleet::{Fleet, Wake};
@@ -54,6 +55,8 @@ struct Sampled {
     last_tick: Instant,
     /// When result.json last held this phase so far.
     last_saved: Instant,
+    /// When each instance last made progress.
+    watch: StallWatch,
     stop: Option<Ending>,
 }
 
@@ -153,6 +156,11 @@ async fn sample_phase(
             .map(|st| SteadyTrack::new(st, plan.report_interval_ms(), phase_start)),
         last_tick: phase_start,
         last_saved: phase_start,
+        watch: StallWatch::new(
+            plan.db.instances.len(),
+            plan.db.workload.stall_timeout_ms,
+            phase_start,
+        ),
         stop: None,
     };
     let mut tick_planned = phase_start;
@@ -162,15 +170,12 @@ async fn sample_phase(
         let now = Instant::now();
         let secs = (now - s.last_tick).as_secs_f64();
         let at_s = (now - t0).as_secs_f64();
-        let tx = record_interval(
-            plan,
-            phase,
-            fleet.collect(),
-            kinds,
-            (at_s, secs),
-            &mut s,
-            ctx,
-        );
+        let recorded = fleet.collect();
+        if let Some((i, stalled)) = s.watch.check(&recorded, now) {
+            let name = &plan.db.instances[i].name;
+            s.stop = Some(Ending::failed_on(Stage::Phases, name, stalled));
+        }
+        let tx = record_interval(plan, phase, recorded, kinds, (at_s, secs), &mut s, ctx);
         s.last_tick = now;
         match wake {
             Wake::Cancelled => s.stop = Some(Ending::Interrupted),

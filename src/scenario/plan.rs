@@ -231,6 +231,18 @@ pub struct PlanWorkload {
     pub prepare: PrepareMode,
     /// Attempts of one transaction before a retryable error stops the phase.
     pub max_attempts: u32,
+    /// An instance without a completed transaction or an error for this long stops the run.
+    #[serde(default = "PlanWorkload::default_stall_timeout_ms")]
+    pub stall_timeout_ms: u64,
+}
+
+impl PlanWorkload {
+    /// `workload.stall_timeout`'s default: a minute.
+    pub const DEFAULT_STALL_TIMEOUT_MS: u64 = 60_000;
+
+    fn default_stall_timeout_ms() -> u64 {
+        Self::DEFAULT_STALL_TIMEOUT_MS
+    }
 }
 
 /// The benchmark a plan runs, with the options of that benchmark only.
@@ -596,6 +608,7 @@ mod tests {
             rate: None,
             prepare: PrepareMode::Auto,
             max_attempts: 100,
+            stall_timeout_ms: PlanWorkload::DEFAULT_STALL_TIMEOUT_MS,
         }
     }
 

@@ -368,6 +368,10 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
         ));
     }
     let max_attempts = int_in(w.max_attempts, 100, 1, 1_000_000, key.key("max_attempts"))?;
+    let stall_timeout_ms = match &w.stall_timeout {
+        None => PlanWorkload::DEFAULT_STALL_TIMEOUT_MS,
+        Some(text) => positive_duration(text, key.key("stall_timeout"))?.as_millis() as u64,
+    };
     let mut prepare = w.prepare.unwrap_or(PrepareMode::Auto);
     let (clients, benchmark) = match w.benchmark {
         BenchmarkKind::Sysbench => {
@@ -405,6 +409,7 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
         rate: w.rate,
         prepare,
         max_attempts,
+        stall_timeout_ms,
     })
 }
 

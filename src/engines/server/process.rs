@@ -152,6 +152,8 @@ impl ServerProcess {
         kill: KillTarget,
     ) -> StopOutcome {
         let mut steps = steps.iter().enumerate();
+        // A stopped server (SIGSTOP, a debugger) acts on no other signal until continued.
+        send_signal(self.pid, Signal::CONT);
         if let Some((_, &(signal, wait))) = steps.next() {
             send_signal(self.pid, signal);
             match wait_for_exit(&mut self.child, wait) {
