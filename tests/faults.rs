@@ -140,3 +140,200 @@ fn a_hung_server_stops_the_run_within_its_stall_timeout_naming_the_instance() {
     );
     eprintln!("hung server: exit 1 after {took:?}");
 }
+
+/// The server killed while the data loads: the run fails within seconds naming the instance
+/// and the load, keeps a valid result.json and leaves nothing running.
+#[test]
+fn a_server_killed_during_the_load_fails_the_run_naming_it() {
+    let r = ServerRun::new(MARIADB);
+    let _stop = StopServers(r.target());
+    let mut child = r
+        .command(
+            "1",
+            &["workload.table_size=300000", "workload.prepare=always"],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = r.out().join("drivebench.log");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("load: 1 instance(s)")) {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no load started"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let pids = servers_under(&r.target());
+    assert_eq!(pids.len(), 1);
+    let killed = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-KILL", &pids[0].to_string()])
+        .status()
+        .unwrap();
+    let status = wait_exit(&mut child, Duration::from_secs(60));
+    let took = killed.elapsed();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        took < Duration::from_secs(15),
+        "exited {took:?} after the kill"
+    );
+    assert!(err.contains("mariadb-1") && err.contains("load"), "{err}");
+    let result = read_json(&r.out().join("result.json"));
+    validate("schemas/json/result.schema.json", &result);
+    assert_eq!(result["status"], "failed");
+    assert!(servers_under(&r.target()).is_empty());
+    eprintln!("server killed in the load: exit 1 after {took:?}");
+}
+
+/// A small ext4 filesystem on a loop device, mounted for one test, removed on every path.
+struct SmallFs {
+    _dir: tempfile::TempDir,
+    mnt: std::path::PathBuf,
+    dev: String,
+}
+
+impl SmallFs {
+    /// `mib` MiB with no reserved blocks, or why not here (not root, no loop devices).
+    fn new(mib: u64) -> Result<Self, String> {
+        if !rustix::process::geteuid().is_root() || !Path::new("/dev/loop-control").exists() {
+            return Err("needs root and loop devices".into());
+        }
+        let dir = tempfile::tempdir_in("/var/tmp").map_err(|e| e.to_string())?;
+        let image = dir.path().join("disk.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(mib << 20))
+            .map_err(|e| e.to_string())?;
+        let dev = sh(&["losetup", "--find", "--show", image.to_str().unwrap()])?;
+        let mnt = dir.path().join("mnt");
+        let fs = SmallFs {
+            _dir: dir,
+            mnt: mnt.clone(),
+            dev,
+        };
+        sh(&["mkfs.ext4", "-q", "-F", "-m", "0", &fs.dev])?;
+        std::fs::create_dir(&mnt).map_err(|e| e.to_string())?;
+        sh(&["mount", &fs.dev, mnt.to_str().unwrap()])?;
+        std::fs::set_permissions(&mnt, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .map_err(|e| e.to_string())?;
+        Ok(fs)
+    }
+
+    /// Take every free byte with one file.
+    fn fill(&self) {
+        let free = rustix::fs::statvfs(&self.mnt).unwrap();
+        let bytes = free.f_bavail * free.f_frsize;
+        let filler = self.mnt.join("filler");
+        let _ = sh(&[
+            "fallocate",
+            "-l",
+            &bytes.to_string(),
+            filler.to_str().unwrap(),
+        ]);
+        // What fallocate could not take (metadata it needed), a write takes.
+        let _ = sh(&[
+            "sh",
+            "-c",
+            &format!("cat /dev/zero >> {}", filler.display()),
+        ]);
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        for pid in servers_under(&self.mnt) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = sh(&["umount", "-l", self.mnt.to_str().unwrap()]);
+        let _ = sh(&["losetup", "-d", &self.dev]);
+    }
+}
+
+fn sh(args: &[&str]) -> Result<String, String> {
+    let out = std::process::Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| format!("{args:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{args:?}: {}", text(&out.stderr).trim()));
+    }
+    Ok(text(&out.stdout).trim().to_owned())
+}
+
+/// Fill the target when `when` appears in the run's log; the run must fail naming the full
+/// target and its free space, stop its server and keep a valid result.json.
+fn target_full(when: &str, sets: &[&str]) {
+    let fs = match SmallFs::new(700) {
+        Ok(fs) => fs,
+        Err(why) => {
+            assert!(std::env::var("CI").is_err(), "CI runs as root: {why}");
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let out_dir = tempfile::tempdir().unwrap();
+    let target = fs.mnt.join("target");
+    let mut child = bin()
+        .args(["run", MARIADB, "--quiet", "--time-scale", "1"])
+        .arg("--out")
+        .arg(out_dir.path().join("run"))
+        .arg("--target")
+        .arg(&target)
+        .args(sets.iter().flat_map(|s| ["--set", s]))
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = out_dir.path().join("run/drivebench.log");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains(when)) {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "never saw {when:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    fs.fill();
+    let filled = Instant::now();
+    let status = wait_exit(&mut child, Duration::from_secs(90));
+    let took = filled.elapsed();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    let said = format!("the target {} is full: ", target.display());
+    assert!(err.contains(&said) && err.contains(" free of "), "{err}");
+    let result = read_json(&out_dir.path().join("run/result.json"));
+    validate("schemas/json/result.schema.json", &result);
+    assert_eq!(result["status"], "failed");
+    assert!(result["error"].as_str().unwrap().contains(&said));
+    assert!(servers_under(&fs.mnt).is_empty(), "the server is stopped");
+    eprintln!("target full at {when:?}: exit 1 after {took:?}");
+}
+
+#[test]
+fn a_target_filling_up_during_the_load_fails_the_run_saying_so() {
+    target_full(
+        "load: 1 instance(s)",
+        &["workload.table_size=200000", "workload.stall_timeout=20s"],
+    );
+}
+
+#[test]
+fn a_target_filling_up_during_a_phase_fails_the_run_saying_so() {
+    target_full(
+        "phase(s)",
+        &[
+            "report_interval=1s",
+            "workload.test=oltp_insert",
+            "workload.stall_timeout=20s",
+        ],
+    );
+}

@@ -57,6 +57,43 @@ pub type Cause = Box<dyn Error + Send + Sync>;
 #[error("{0}")]
 pub struct Reason(pub String);
 
+/// A failure on a target that is full: the likely reason, said beside the engine's error.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{cause}\nthe target {} is full: {} free of {} (a database that cannot write fails or \
+     stops); free space there or use a larger target", .path.display(),
+    crate::config::units::format_bytes(*.free), crate::config::units::format_bytes(*.total)
+)]
+pub struct TargetFull {
+    pub path: std::path::PathBuf,
+    pub free: u64,
+    pub total: u64,
+    #[source]
+    pub cause: Cause,
+}
+
+impl Ending {
+    /// A failure on a target found full afterwards says so, with its free space.
+    pub fn noting_full_target(self, target: &std::path::Path) -> Self {
+        match self {
+            Ending::Failed(e) => match crate::target::space::full(target) {
+                Some(u) => Ending::Failed(RunError {
+                    stage: e.stage,
+                    instance: e.instance,
+                    cause: Box::new(TargetFull {
+                        path: target.to_path_buf(),
+                        free: u.free,
+                        total: u.total,
+                        cause: e.cause,
+                    }),
+                }),
+                None => Ending::Failed(e),
+            },
+            other => other,
+        }
+    }
+}
+
 /// Why a run stopped before its end.
 #[derive(Debug)]
 pub struct RunError {

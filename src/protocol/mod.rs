@@ -128,7 +128,9 @@ async fn run_embedded<E: Embedded>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) -> En
         )));
     }
     let extras = vec![InstanceExtras::default(); connectors.len()];
-    run_with(plan, connectors, extras, ctx).await
+    run_with(plan, connectors, extras, ctx)
+        .await
+        .noting_full_target(&target)
 }
 
 /// The engine-independent part: load, then the phases.

@@ -145,6 +145,8 @@ pub(crate) async fn run_kind<K: Server>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) 
         None if ctx.cancel.is_cancelled() => Ending::Interrupted,
         None => connect_and_run::<K>(plan, &servers, copies, &demand, ctx).await,
     };
+    // Before the teardown frees the instances' space.
+    let ending = ending.noting_full_target(&target);
     teardown::<K>(plan, servers, ctx.console).await;
     ending
 }

@@ -11,7 +11,7 @@
 pub mod guard;
 mod identity;
 pub mod leftovers;
-mod space;
+pub mod space;
 
 use crate::config::units::format_bytes;
 use std::path::{Component, Path, PathBuf};

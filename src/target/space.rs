@@ -6,7 +6,7 @@ use super::{TargetError, resolve};
 
 /// Size and free space of one filesystem, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Usage {
+pub struct Usage {
     /// Available to an unprivileged user (reserved blocks excluded).
     pub free: u64,
     pub total: u64,
@@ -19,6 +19,14 @@ pub(super) fn usage(path: &Path) -> std::io::Result<Usage> {
         free: stats.f_bavail.saturating_mul(stats.f_frsize),
         total: stats.f_blocks.saturating_mul(stats.f_frsize),
     })
+}
+
+/// The usage of the filesystem holding `path` when it is full, or nearly: less than 1 % of it
+/// (and at least 8 MiB) free to an unprivileged user. What a write failing with ENOSPC leaves.
+pub fn full(path: &Path) -> Option<Usage> {
+    let existing = resolve(path).existing?;
+    let u = usage(&existing).ok()?;
+    (u.free < (u.total / 100).max(8 << 20)).then_some(u)
 }
 
 /// Free bytes available to an unprivileged user (statvfs f_bavail * f_frsize)
