@@ -110,9 +110,10 @@ fn workload(s: &mut String, w: &PlanWorkload) {
         };
         let _ = writeln!(
             s,
-            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, prepare {}{}",
+            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, mix {}, prepare {}{}",
             t.warehouses,
             w.clients,
+            t.mix.describe(),
             w.prepare.name(),
             if t.procedures {
                 ", each transaction one stored-procedure call"

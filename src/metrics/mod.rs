@@ -65,6 +65,11 @@ pub struct Recorded {
     /// Transactions that started more than 1 ms after their intended start (open model).
     pub late_starts: u64,
     pub max_start_lag_us: u64,
+    /// Decks of kinds completed (TPC-C's `mix = "spec"`: a terminal executed a deck's last
+    /// card).
+    pub decks: u64,
+    /// Transactions of those decks, per kind.
+    pub in_decks: Vec<u64>,
 }
 
 impl Recorded {
@@ -85,6 +90,8 @@ impl Recorded {
             reconnects: 0,
             late_starts: 0,
             max_start_lag_us: 0,
+            decks: 0,
+            in_decks: vec![0; kinds.max(1)],
         }
     }
 
@@ -126,6 +133,10 @@ impl Recorded {
         self.reconnects += other.reconnects;
         self.late_starts += other.late_starts;
         self.max_start_lag_us = self.max_start_lag_us.max(other.max_start_lag_us);
+        self.decks += other.decks;
+        for (a, b) in self.in_decks.iter_mut().zip(&other.in_decks) {
+            *a += b;
+        }
     }
 
     pub fn reset(&mut self) {
@@ -146,6 +157,8 @@ impl Recorded {
         self.reconnects = 0;
         self.late_starts = 0;
         self.max_start_lag_us = 0;
+        self.decks = 0;
+        self.in_decks.iter_mut().for_each(|n| *n = 0);
     }
 
     #[inline]
@@ -185,6 +198,15 @@ impl Recorded {
         let us = |d: Duration| (d.as_micros() as u64).clamp(LOWEST_US, HIGHEST_US);
         let _ = self.wake_lag.record(us(wake_lag));
         let _ = self.pool_wait.record(us(pool_wait));
+    }
+
+    /// A deck of kinds completed with the transaction just recorded: `per_kind` counts its
+    /// transactions of each kind.
+    pub fn record_deck(&mut self, per_kind: &[u32]) {
+        self.decks += 1;
+        for (a, b) in self.in_decks.iter_mut().zip(per_kind) {
+            *a += u64::from(*b);
+        }
     }
 
     /// A failed attempt of a transaction of `kind`.

@@ -74,6 +74,14 @@ pub struct KindSummary {
     /// Failed attempts of this kind.
     #[serde(default)]
     pub errors_by_code: Vec<ErrorCount>,
+    /// Transactions of this kind in the decks completed during the span (`whole_decks`);
+    /// absent when none completed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub in_whole_decks: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -117,6 +125,10 @@ pub struct Summary {
     #[serde(default)]
     pub pool_wait_ms: Latency,
     pub per_kind: Vec<KindSummary>,
+    /// Decks of transaction kinds whose last card was executed in the span (TPC-C with
+    /// `mix = "spec"`; a deck begun before the span counts whole); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub whole_decks: u64,
 }
 
 impl Summary {
@@ -143,6 +155,7 @@ impl Summary {
                 rolled_back: r.rolled_back.get(i).copied().unwrap_or(0),
                 retries: r.retries.get(i).copied().unwrap_or(0),
                 errors_by_code: error_counts(r, Some(i)),
+                in_whole_decks: r.in_decks.get(i).copied().unwrap_or(0),
             })
             .collect();
         Summary {
@@ -170,6 +183,7 @@ impl Summary {
             }),
             pool_wait_ms: Latency::from_histogram(&r.pool_wait),
             per_kind,
+            whole_decks: r.decks,
         }
     }
 }

@@ -213,7 +213,7 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
         let errors: u64 = k.errors_by_code.iter().map(|e| e.count).sum();
         let _ = writeln!(
             s,
-            "| {} | {} | {:.1} ({:.0}){} | {:.3} | {:.1} ({:.0}){} | {:.3} | {:.3} | {} | {} | {errors} |",
+            "| {} | {} | {:.2} ({:.0}){} | {:.3} | {:.1} ({:.0}){} | {:.3} | {:.3} | {} | {} | {errors} |",
             k.kind,
             k.transactions,
             mix.pct,
@@ -240,8 +240,10 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
     let _ = writeln!(
         s,
         "
-TPC-C-like (not audited): tpmC {:.0}{nopm}{eff}; mix and response-time limits {}.",
+TPC-C-like (not audited): tpmC {:.0}{nopm}{eff}; {}; mix minimums ({}) and response-time limits {}.",
         tp.tpmc,
+        tp.mix_text(),
+        tp.judged_text(&ph.summary),
         if tp.passed { "met" } else { "NOT met" }
     );
     for d in &tp.deviations {

@@ -1,18 +1,21 @@
 //! TPC-C figures of a recorded phase (`phases[].tpcc` in result.json): tpmC from the clients'
 //! committed New-Orders, NOPM from the schema (Δ Σ D_NEXT_O_ID, HammerDB's way, an independent
-//! count), efficiency against the 12.86-per-warehouse ceiling under spec pacing, the achieved
-//! mix against the minimums of 5.2.3, and the 90th-percentile response-time limits of 5.2.5.3.
+//! count), efficiency against the 12.86-per-warehouse ceiling under spec pacing, the mix the
+//! terminals picked from (the spec's deck or HammerDB's draw) with the New-Order share, the
+//! achieved mix against the minimums of 5.2.3 (exactly, over whole decks when the deck is
+//! used), and the 90th-percentile response-time limits of 5.2.5.3.
 //! Not audited: these are TPC-C-like figures, and every departure from the spec is listed.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::summary::Summary;
-use crate::scenario::plan::{TpccOptions, TpccPacing};
+use crate::scenario::plan::{TpccMix, TpccOptions, TpccPacing};
 use crate::workload::tpcc::deck::MIN_MIX_PCT;
 use crate::workload::tpcc::{KIND_NAMES, Kind};
 
-/// The spec's ceiling of tpmC per warehouse with 10 terminals (reference/tpcc.md §6).
+/// The spec's ceiling of tpmC per warehouse with 10 terminals and the deck's mix (see
+/// `workload::tpcc::deck` for the arithmetic).
 pub const TPMC_PER_WAREHOUSE: f64 = 12.86;
 /// 90th-percentile response-time limits per kind, ms (`Kind::index` order); Delivery's is the
 /// deferred part's, as it runs in the terminal here.
@@ -27,7 +30,19 @@ pub struct TpccPhase {
     pub nopm: Option<f64>,
     /// tpmC as a share of 12.86 x warehouses x instances; spec pacing with 10 terminals only.
     pub efficiency_pct: Option<f64>,
-    /// Each kind's share of all transactions against its minimum.
+    /// How the terminals picked their transactions: the spec's deck or HammerDB's draw
+    /// (absent in older results: spec).
+    #[serde(default)]
+    pub mix_method: TpccMix,
+    /// New-Order's share of all the phase's transactions, percent (45 by the deck, 43.5 by
+    /// HammerDB's draw): tpmC per unit of work depends on it.
+    #[serde(default)]
+    pub new_order_pct: f64,
+    /// What the mix minimums were judged over: the decks completed in the phase, or all of
+    /// the phase's transactions (a random draw, or no deck completed).
+    #[serde(default)]
+    pub mix_judged_over: MixBasis,
+    /// Each kind's share against its minimum.
     pub mix: Vec<MixShare>,
     /// Each kind's 90th-percentile response time against its limit.
     pub response_time_limits: Vec<ResponseTimeLimit>,
@@ -57,11 +72,49 @@ pub fn checks_error(checks: &[InstanceCheck]) -> Option<String> {
     (!failed.is_empty()).then(|| format!("consistency checks failed: {}", failed.join("; ")))
 }
 
+impl TpccPhase {
+    /// "mix spec deck 45/43/4/4/4, New-Order 44.9 %", shown beside tpmC and NOPM.
+    pub fn mix_text(&self) -> String {
+        format!(
+            "mix {}, New-Order {:.1} %",
+            self.mix_method.describe(),
+            self.new_order_pct
+        )
+    }
+
+    /// "over 12 whole decks" or "over all 1234 transactions": what the minimums were judged on.
+    pub fn judged_text(&self, summary: &Summary) -> String {
+        match self.mix_judged_over {
+            MixBasis::WholeDecks => format!("over {} whole decks", summary.whole_decks),
+            MixBasis::AllTransactions => {
+                format!("over all {} transactions", summary.transactions)
+            }
+        }
+    }
+}
+
+/// What the mix minimums are judged over.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MixBasis {
+    /// The transactions of the decks whose last card was executed in the phase: a phase's
+    /// edges cut every terminal's deck, whole decks do not.
+    WholeDecks,
+    /// Every transaction of the phase.
+    #[default]
+    AllTransactions,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct MixShare {
     pub kind: String,
+    /// Share of all the phase's transactions, percent.
     pub pct: f64,
+    /// Share over what the minimum is judged over (`mix_judged_over`), percent.
+    #[serde(default)]
+    pub judged_pct: f64,
     pub min_pct: f64,
+    /// `judged_pct` ≥ `min_pct`, exactly (no rounding).
     pub passed: bool,
 }
 
@@ -91,23 +144,7 @@ pub fn phase_figures(
     let tpmc = committed_new_orders as f64 / minutes;
     let spec = opts.pacing == TpccPacing::Spec && opts.terminals_per_warehouse == 10;
     let ceiling = TPMC_PER_WAREHOUSE * f64::from(opts.warehouses) * instances as f64;
-    let total = summary.transactions.max(1) as f64;
-    let mix: Vec<MixShare> = Kind::ALL
-        .iter()
-        .map(|k| {
-            let n = kind(*k).map_or(0, |s| s.transactions);
-            let pct = n as f64 * 100.0 / total;
-            let min_pct = MIN_MIX_PCT[k.index()];
-            MixShare {
-                kind: KIND_NAMES[k.index()].to_string(),
-                pct,
-                min_pct,
-                // Whole decks meet the minimums exactly; a phase's edges cut every terminal's
-                // deck, so the share is judged to the whole percent.
-                passed: summary.transactions > 0 && pct.round() >= min_pct,
-            }
-        })
-        .collect();
+    let (mix, mix_judged_over) = mix_shares(summary);
     let response_time_limits: Vec<ResponseTimeLimit> = Kind::ALL
         .iter()
         .map(|k| {
@@ -126,11 +163,60 @@ pub fn phase_figures(
         tpmc,
         nopm: new_orders_from_schema.map(|n| n as f64 / minutes),
         efficiency_pct: spec.then(|| tpmc * 100.0 / ceiling.max(1e-9)),
+        mix_method: opts.mix,
+        new_order_pct: mix[Kind::NewOrder.index()].pct,
+        mix_judged_over,
         mix,
         response_time_limits,
         passed,
         deviations: opts.deviations(clients, rate),
     }
+}
+
+/// Each kind's share of the phase, and judged against its minimum exactly: over the decks
+/// completed in the phase when there are any (every whole deck holds the deck's cards), else
+/// over all the phase's transactions.
+fn mix_shares(summary: &Summary) -> (Vec<MixShare>, MixBasis) {
+    let count = |k: Kind| {
+        summary
+            .per_kind
+            .get(k.index())
+            .map_or(0, |s| s.transactions)
+    };
+    let in_decks = |k: Kind| {
+        summary
+            .per_kind
+            .get(k.index())
+            .map_or(0, |s| s.in_whole_decks)
+    };
+    let basis = if summary.whole_decks > 0 {
+        MixBasis::WholeDecks
+    } else {
+        MixBasis::AllTransactions
+    };
+    let judged = |k: Kind| match basis {
+        MixBasis::WholeDecks => in_decks(k),
+        MixBasis::AllTransactions => count(k),
+    };
+    let total: u64 = Kind::ALL.iter().map(|k| count(*k)).sum();
+    let judged_total: u64 = Kind::ALL.iter().map(|k| judged(*k)).sum();
+    let pct = |n: u64, of: u64| n as f64 * 100.0 / of.max(1) as f64;
+    let shares = Kind::ALL
+        .iter()
+        .map(|k| {
+            let min_pct = MIN_MIX_PCT[k.index()];
+            MixShare {
+                kind: KIND_NAMES[k.index()].to_string(),
+                pct: pct(count(*k), total),
+                judged_pct: pct(judged(*k), judged_total),
+                min_pct,
+                // Integer counts against an integer percentage: exact in f64.
+                passed: judged_total > 0
+                    && judged(*k) as f64 * 100.0 >= min_pct * judged_total as f64,
+            }
+        })
+        .collect();
+    (shares, basis)
 }
 
 #[cfg(test)]
@@ -161,6 +247,7 @@ mod tests {
             pacing,
             terminals_per_warehouse: 10,
             procedures: false,
+            mix: TpccMix::Spec,
         }
     }
 
@@ -182,6 +269,50 @@ mod tests {
         let t = phase_figures(&s, &opts(TpccPacing::None), 4, None, 1, None);
         assert_eq!(t.efficiency_pct, None);
         assert!(t.deviations[0].contains("throughput mode"));
+    }
+
+    #[test]
+    fn the_mix_is_judged_exactly_over_whole_decks_when_there_are_some() {
+        // 42.95 % Payment over the phase: a whole-percent rounding would have passed it.
+        let mut s = summary([4510, 4295, 400, 395, 400], 0, 10);
+        let t = phase_figures(&s, &opts(TpccPacing::Spec), 100, None, 1, None);
+        assert_eq!(t.mix_judged_over, MixBasis::AllTransactions);
+        assert!((t.mix[1].pct - 42.95).abs() < 1e-9, "{}", t.mix[1].pct);
+        assert!(!t.mix[1].passed && !t.mix[3].passed && !t.passed);
+        assert!((t.new_order_pct - 45.1).abs() < 1e-9);
+        assert_eq!(t.mix_method, TpccMix::Spec);
+        // The same phase with 90 decks completed in it: judged over those, exactly met.
+        s.whole_decks = 90;
+        for (k, cards) in s
+            .per_kind
+            .iter_mut()
+            .zip(crate::workload::tpcc::deck::CARDS)
+        {
+            k.in_whole_decks = 90 * u64::from(cards);
+        }
+        let t = phase_figures(&s, &opts(TpccPacing::Spec), 100, None, 1, None);
+        assert_eq!(t.mix_judged_over, MixBasis::WholeDecks);
+        assert_eq!(t.mix[1].judged_pct, 43.0);
+        assert!(t.mix.iter().all(|m| m.passed), "{:?}", t.mix);
+        assert!(
+            (t.mix[1].pct - 42.95).abs() < 1e-9,
+            "the phase's share is kept"
+        );
+    }
+
+    #[test]
+    fn the_hammerdb_mix_is_recorded_judged_over_every_transaction_and_listed() {
+        let s = summary([435, 435, 44, 43, 43], 0, 10);
+        let mut o = opts(TpccPacing::Spec);
+        o.mix = TpccMix::Hammerdb;
+        let t = phase_figures(&s, &o, 100, None, 1, None);
+        assert_eq!(t.mix_method, TpccMix::Hammerdb);
+        assert!((t.new_order_pct - 43.5).abs() < 1e-9, "{}", t.new_order_pct);
+        assert_eq!(t.mix_judged_over, MixBasis::AllTransactions);
+        assert!(t.mix.iter().all(|m| m.passed), "{:?}", t.mix);
+        assert!(t.deviations.iter().any(|d| d.contains("hammerdb")));
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["mix_method"], "hammerdb");
     }
 
     #[test]

@@ -173,6 +173,11 @@ pub struct WorkloadSection {
     /// tpcc on engine mssql: run each transaction as one call of a stored procedure (created
     /// before the phases), the way the reference SQL Server tools do. Default false.
     pub procedures: Option<bool>,
+    /// tpcc: how each terminal picks its next transaction: "spec" (a deck of 45 New-Order, 43
+    /// Payment and 4 of each other kind, 5.2.4.2) or "hammerdb" (an independent random draw
+    /// weighted 10/10/1/1/1 of 23, as HammerDB and sysbench-tpcc do: New-Order 43.5 %). Default
+    /// spec.
+    pub mix: Option<String>,
     /// Transactions per second per instance (open model, Poisson arrivals); absent = closed loop.
     pub rate: Option<f64>,
     /// auto | always | never. Default auto.

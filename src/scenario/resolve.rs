@@ -444,6 +444,7 @@ fn tpcc_keys(w: &WorkloadSection) -> Vec<&'static str> {
         ),
         ("reload", w.reload.is_some()),
         ("procedures", w.procedures.is_some()),
+        ("mix", w.mix.is_some()),
     ]
     .into_iter()
     .filter_map(|(k, set)| set.then_some(k))

@@ -1,9 +1,9 @@
 //! The `[workload]` keys of `benchmark = "tpcc"`: warehouses, pacing, terminals per warehouse,
-//! and the number of virtual users they imply.
+//! the mix, and the number of virtual users they imply.
 
 use super::bounds::{MAX_CLIENTS, int_in};
 use super::file::WorkloadSection;
-use super::plan::{TpccOptions, TpccPacing};
+use super::plan::{TpccMix, TpccOptions, TpccPacing};
 use crate::config::error::{Invalid, KeyPath};
 
 /// Most warehouses one instance may have (about 10 TB of data).
@@ -21,6 +21,15 @@ pub fn resolve(w: &WorkloadSection, key: &KeyPath) -> Result<(u32, TpccOptions),
                 format!("unknown pacing {other:?}; known: spec, none"),
             ));
         }
+    };
+    let mix = match w.mix.as_deref() {
+        None => TpccMix::Spec,
+        Some(name) => TpccMix::from_name(name).ok_or_else(|| {
+            Invalid::new(
+                key.key("mix"),
+                format!("unknown mix {name:?}; known: spec, hammerdb"),
+            )
+        })?,
     };
     let terminals_per_warehouse = int_in(
         w.terminals_per_warehouse,
@@ -81,6 +90,7 @@ pub fn resolve(w: &WorkloadSection, key: &KeyPath) -> Result<(u32, TpccOptions),
             pacing,
             terminals_per_warehouse,
             procedures: w.procedures.unwrap_or(false),
+            mix,
         },
     ))
 }

@@ -1,5 +1,6 @@
 //! TPC-C as a [`Workload`]: each virtual client is a terminal with a fixed home warehouse and
-//! district (2.4.1.1, 2.8.1.2) and its own deck; one set of NURand run constants serves every
+//! district (2.4.1.1, 2.8.1.2) and its own deck (or HammerDB's random draw, by the plan's mix),
+//! reporting each deck it completes so the mix can be judged over whole decks; one set of NURand run constants serves every
 //! terminal of the run, its C_LAST at an allowed distance from the load's (2.1.6.1). Keying and
 //! think times are given to the client loop, which applies them under keyed pacing only. A
 //! transaction runs as client-side statements (`txn`) or, with `procedures`, as one
@@ -8,7 +9,7 @@
 use std::time::Duration;
 
 use super::data::LoadParams;
-use super::deck::Deck;
+use super::deck::Dealer;
 use super::input::{Inputs, Terminal};
 use super::procs::TpccSqlError;
 use super::rand::Constants;
@@ -61,10 +62,10 @@ pub enum TpccConn {
     Procedures(procs::ProcClient),
 }
 
-/// One virtual user: its home and its deck.
+/// One virtual user: its home and its deck (or its random draw, `mix = "hammerdb"`).
 pub struct TpccTerminal {
     terminal: Terminal,
-    deck: Deck,
+    dealer: Dealer,
 }
 
 impl Tpcc {
@@ -127,17 +128,21 @@ impl Workload for Tpcc {
                 d_id,
                 warehouses: self.opts.warehouses,
             },
-            deck: Deck::new(rng),
+            dealer: Dealer::new(self.opts.mix, rng),
         }
     }
 
     fn generate(&self, t: &mut TpccTerminal, rng: &mut Rng, _seq: u64) -> Inputs {
-        let kind = t.deck.deal(rng);
+        let kind = t.dealer.next(rng);
         t.terminal.inputs(kind, &self.constants, rng)
     }
 
     fn kind_of(&self, inputs: &Inputs) -> usize {
         inputs.kind().index()
+    }
+
+    fn completed_deck(&self, t: &TpccTerminal) -> Option<&'static [u32]> {
+        t.dealer.completed_deck().map(|cards| &cards[..])
     }
 
     fn keying_time(&self, inputs: &Inputs) -> Duration {
@@ -193,6 +198,7 @@ mod tests {
             pacing: TpccPacing::Spec,
             terminals_per_warehouse: 10,
             procedures: false,
+            mix: crate::scenario::plan::TpccMix::Spec,
         }
     }
 
