@@ -78,6 +78,13 @@ pub struct KindSummary {
     /// absent when none completed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub in_whole_decks: u64,
+    /// Parts these transactions skipped for want of work (TPC-C Delivery's districts with no
+    /// undelivered order); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: u64,
+    /// Transactions that skipped at least one part; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub with_skips: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -156,6 +163,8 @@ impl Summary {
                 retries: r.retries.get(i).copied().unwrap_or(0),
                 errors_by_code: error_counts(r, Some(i)),
                 in_whole_decks: r.in_decks.get(i).copied().unwrap_or(0),
+                skipped: r.skipped.get(i).copied().unwrap_or(0),
+                with_skips: r.with_skips.get(i).copied().unwrap_or(0),
             })
             .collect();
         Summary {
@@ -246,6 +255,7 @@ mod tests {
                     writes: 4,
                     other: 2,
                     rolled_back: false,
+                    skipped: 0,
                 },
                 0,
             );

@@ -56,8 +56,9 @@ fn phase(s: &mut String, ph: &PhaseReport, tp: &TpccPhase, scheduled: bool) {
     let limits_ok = tp.response_time_limits.iter().all(|l| l.passed);
     let _ = write!(
         s,
-        "<h2 class=\"tpcc\">TPC-C-like: {name}</h2><p class=\"tpcc-headline\">TPC-C-like (not audited): tpmC <b>{:.0}</b>{nopm}{eff}; {}.</p><p>Mix minimums (5.2.3, judged {}): {}; 90th-percentile response-time limits (5.2.5.3): {}.</p>",
+        "<h2 class=\"tpcc\">TPC-C-like: {name}</h2><p class=\"tpcc-headline\">TPC-C-like (not audited): tpmC <b>{:.0}</b>{}{nopm}{eff}; {}.</p><p>Mix minimums (5.2.3, judged {}): {}; 90th-percentile response-time limits (5.2.5.3): {}.</p>",
         tp.tpmc,
+        escape(&super::tpcc::committed_text(tp)),
         escape(&tp.mix_text()),
         escape(&tp.judged_text(&ph.summary)),
         badge(mix_ok, "met", "NOT met"),
@@ -77,6 +78,13 @@ fn phase(s: &mut String, ph: &PhaseReport, tp: &TpccPhase, scheduled: bool) {
         .collect();
     if !codes.is_empty() {
         let _ = write!(s, "<p>Errors by code: {}.</p>", escape(&codes.join(", ")));
+    }
+    if let Some(d) = &tp.delivery_skips {
+        let _ = write!(
+            s,
+            "<p class=\"tpcc-delivery\">Delivery: {}.</p>",
+            escape(&d.text())
+        );
     }
     if !tp.deviations.is_empty() {
         s.push_str("<ul class=\"tpcc-deviations\">");

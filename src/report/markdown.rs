@@ -229,6 +229,7 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
             k.retries
         );
     }
+    let committed = super::tpcc::committed_text(tp);
     let nopm = tp
         .nopm
         .map(|n| format!(", NOPM {n:.0}"))
@@ -240,12 +241,15 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
     let _ = writeln!(
         s,
         "
-TPC-C-like (not audited): tpmC {:.0}{nopm}{eff}; {}; mix minimums ({}) and response-time limits {}.",
+TPC-C-like (not audited): tpmC {:.0}{committed}{nopm}{eff}; {}; mix minimums ({}) and response-time limits {}.",
         tp.tpmc,
         tp.mix_text(),
         tp.judged_text(&ph.summary),
         if tp.passed { "met" } else { "NOT met" }
     );
+    if let Some(d) = &tp.delivery_skips {
+        let _ = writeln!(s, "Delivery: {}.", d.text());
+    }
     for d in &tp.deviations {
         let _ = writeln!(s, "Non-spec: {d}.");
     }
