@@ -97,6 +97,9 @@ fn a_throughput_run_on_sqlite_reports_per_kind_figures_and_passes_the_checks() {
     );
     // Four terminals on one warehouse never find a district without a new order to deliver
     // (900 outstanding per district at load, about as many added as delivered).
+    // No level asked: SQLite's own, read back from a session.
+    assert_eq!(t["isolation"][0]["level"], "serializable", "{t}");
+    assert_eq!(t["isolation"][0]["consistent_reads"], true);
     let skips = &t["delivery_skips"];
     assert_eq!(
         skips["deliveries"],

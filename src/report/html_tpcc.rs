@@ -79,6 +79,13 @@ fn phase(s: &mut String, ph: &PhaseReport, tp: &TpccPhase, scheduled: bool) {
     if !codes.is_empty() {
         let _ = write!(s, "<p>Errors by code: {}.</p>", escape(&codes.join(", ")));
     }
+    if !tp.isolation.is_empty() {
+        let _ = write!(
+            s,
+            "<p class=\"tpcc-isolation\">Isolation (read back): {}.</p>",
+            escape(&super::tpcc::isolation_text(tp))
+        );
+    }
     if let Some(d) = &tp.delivery_skips {
         let _ = write!(
             s,

@@ -247,6 +247,13 @@ TPC-C-like (not audited): tpmC {:.0}{committed}{nopm}{eff}; {}; mix minimums ({}
         tp.judged_text(&ph.summary),
         if tp.passed { "met" } else { "NOT met" }
     );
+    if !tp.isolation.is_empty() {
+        let _ = writeln!(
+            s,
+            "Isolation (read back): {}.",
+            super::tpcc::isolation_text(tp)
+        );
+    }
     if let Some(d) = &tp.delivery_skips {
         let _ = writeln!(s, "Delivery: {}.", d.text());
     }

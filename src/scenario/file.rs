@@ -178,6 +178,12 @@ pub struct WorkloadSection {
     /// weighted 10/10/1/1/1 of 23, as HammerDB and sysbench-tpcc do: New-Order 43.5 %). Default
     /// spec.
     pub mix: Option<String>,
+    /// tpcc: the transaction isolation level every session is set to: "read_committed",
+    /// "repeatable_read", "serializable", or "snapshot" (SQL Server only; its database needs
+    /// ALLOW_SNAPSHOT_ISOLATION ON). SQLite is always serializable. The level each instance
+    /// runs at is read back and recorded. Default: the engine's own (PostgreSQL and SQL Server
+    /// read committed, MySQL and MariaDB repeatable read), read back all the same.
+    pub isolation: Option<String>,
     /// Transactions per second per instance (open model, Poisson arrivals); absent = closed loop.
     pub rate: Option<f64>,
     /// auto | always | never. Default auto.

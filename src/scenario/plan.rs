@@ -410,6 +410,9 @@ pub struct TpccOptions {
     /// How each terminal picks its next transaction kind (absent in older results: spec).
     #[serde(default)]
     pub mix: TpccMix,
+    /// The isolation level every session is set to; None: the engine's default.
+    #[serde(default)]
+    pub isolation: Option<crate::engines::isolation::Isolation>,
 }
 
 impl TpccOptions {
@@ -647,6 +650,7 @@ mod tests {
             terminals_per_warehouse: 10,
             procedures: false,
             mix: TpccMix::Hammerdb,
+            isolation: None,
         };
         let json = serde_json::to_value(workload(Benchmark::Tpcc { tpcc })).unwrap();
         assert_eq!(json["benchmark"], "tpcc");

@@ -18,6 +18,8 @@ pub enum TpccSqlError {
     Statements(#[from] NoStatements),
     #[error("TPC-C as stored procedures is for engine mssql, not {0}")]
     NoProcedures(&'static str),
+    #[error(transparent)]
+    Isolation(#[from] crate::engines::isolation::IsolationError),
 }
 
 /// The procedures' statements file of an engine; only SQL Server has one.
