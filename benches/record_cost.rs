@@ -20,6 +20,7 @@ fn per_sample_ns(threads: u32, samples_per_thread: u64) -> f64 {
                     writes: 4,
                     other: 2,
                     rolled_back: false,
+                    skipped: 0,
                 };
                 for i in 0..samples_per_thread {
                     // spread values over the whole 1 µs .. 100 ms range as real latencies do

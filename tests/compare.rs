@@ -129,6 +129,10 @@ fn two_tpcc_runs_are_ranked_by_tpmc_with_per_kind_tails_as_the_golden_file_says(
     ] {
         assert!(html.contains(needle), "{needle} missing");
     }
+    assert!(
+        !text(&out.stdout).contains("differ in mix"),
+        "both runs dealt the spec's deck"
+    );
     // A sysbench comparison has none of it.
     let sysbench = tmp.path().join("sysbench");
     let out = run(&["compare", A, B, "--out", sysbench.to_str().unwrap()]);
@@ -323,4 +327,63 @@ fn a_run_compared_with_itself_is_refused() {
         );
         assert!(!out_dir.exists(), "nothing written");
     }
+}
+
+/// A copy of TPCC_B whose terminals drew HammerDB's mix instead of dealing the deck.
+fn hammerdb_copy(dir: &std::path::Path) -> String {
+    let mut b = common::read_json(&root().join(TPCC_B));
+    b["plan"]["workload"]["tpcc"]["mix"] = "hammerdb".into();
+    b["phases"][0]["tpcc"]["mix_method"] = "hammerdb".into();
+    let path = dir.join("tpcc_hammerdb.json");
+    std::fs::write(&path, serde_json::to_vec(&b).unwrap()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn tpcc_runs_of_different_mixes_are_compared_with_a_warning_naming_each_mix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hammerdb = hammerdb_copy(tmp.path());
+    let out_dir = tmp.path().join("cmp");
+    let out = run(&[
+        "compare",
+        TPCC_A,
+        &hammerdb,
+        "--label",
+        &format!("deck={TPCC_A}"),
+        "--label",
+        &format!("draw={hammerdb}"),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    let a = common::read_json(&root().join(TPCC_A));
+    let share = a["phases"][0]["tpcc"]["mix"][0]["pct"].as_f64().unwrap();
+    let warning = format!(
+        "**Warning: the TPC-C runs differ in mix, so their tpmC per unit of work differs \
+         (New-Order is 45 % of the spec's deck, 43.5 % of HammerDB's draw): deck: spec \
+         (New-Order {share:.1} %); draw: hammerdb"
+    );
+    assert!(
+        md.starts_with(&format!("# drivebench compare\n\n{warning}")),
+        "{md}"
+    );
+    assert!(
+        md.contains("- draw: clients per instance = 2, mix = hammerdb"),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("| deck | 10135 | 10087 | spec ({share:.1}) |")),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(out_dir.join("compare.html")).unwrap();
+    assert!(html.contains("<p class=\"warn\"><b>Warning: the TPC-C runs differ in mix"));
+    let json = common::read_json(&out_dir.join("compare.json"));
+    assert_eq!(json["runs"][1]["tpcc"]["mix"], "hammerdb");
+    assert!(
+        json["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("draw: hammerdb")
+    );
 }

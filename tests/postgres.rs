@@ -338,5 +338,9 @@ fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
 
 #[test]
 fn a_tpcc_throughput_run_on_pooled_connections_passes_the_consistency_checks() {
-    common::tpcc::pooled_throughput_run_passes_the_checks("scenarios/ci-tpcc-postgres.toml");
+    common::tpcc::pooled_throughput_run_passes_the_checks(
+        "scenarios/ci-tpcc-postgres.toml",
+        "serializable",
+        "serializable",
+    );
 }

@@ -110,9 +110,11 @@ fn workload(s: &mut String, w: &PlanWorkload) {
         };
         let _ = writeln!(
             s,
-            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, prepare {}{}",
+            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, mix {}, isolation {}, prepare {}{}",
             t.warehouses,
             w.clients,
+            t.mix.describe(),
+            t.isolation.map_or("the engine's default", |l| l.name()),
             w.prepare.name(),
             if t.procedures {
                 ", each transaction one stored-procedure call"

@@ -225,6 +225,9 @@ pub async fn run_client<C: Connector, W: Workload>(
                     attempts - 1,
                 );
                 shard.late_wakes += u64::from(woke_late);
+                if let Some(cards) = w.completed_deck(&terminal) {
+                    shard.record_deck(cards);
+                }
                 // Without a pool the whole start lag is the client's own: nothing to split.
                 if spec.pool.is_some() {
                     shard.record_start_parts(

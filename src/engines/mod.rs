@@ -7,6 +7,7 @@
 //! a plan: the protocol hands engines what they need.
 
 mod driver;
+pub mod isolation;
 pub mod mssql;
 pub mod mysql;
 pub mod postgres;

@@ -15,15 +15,17 @@ use hdrhistogram::Histogram;
 use crate::engines::{EngineError, ErrorClass};
 pub use histogram::{HIGHEST_US, LOWEST_US, SIGFIG, new_histogram};
 
-/// What one executed transaction did: its statements by sysbench's classes, and whether it
-/// ended in a rollback its inputs asked for (TPC-C's 1 % of New-Orders), which is an outcome,
-/// not an error.
+/// What one executed transaction did: its statements by sysbench's classes, whether it ended
+/// in a rollback its inputs asked for (TPC-C's 1 % of New-Orders), and how many of its parts
+/// found nothing to do (TPC-C Delivery's districts without an undelivered order) — outcomes,
+/// not errors.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StatementCounts {
     pub reads: u32,
     pub writes: u32,
     pub other: u32,
     pub rolled_back: bool,
+    pub skipped: u32,
 }
 
 /// Shards per instance: enough that clients rarely meet on a lock.
@@ -69,6 +71,15 @@ pub struct Recorded {
     /// transaction or for a pooled connection.
     pub late_wakes: u64,
     pub max_start_lag_us: u64,
+    /// Decks of kinds completed (TPC-C's `mix = "spec"`: a terminal executed a deck's last
+    /// card).
+    pub decks: u64,
+    /// Parts skipped (TPC-C Delivery's districts with nothing to deliver), per kind.
+    pub skipped: Vec<u64>,
+    /// Transactions that skipped at least one part, per kind.
+    pub with_skips: Vec<u64>,
+    /// Transactions of those decks, per kind.
+    pub in_decks: Vec<u64>,
 }
 
 /// A client waking later than this after its transaction was due (and it was free) is late.
@@ -93,6 +104,10 @@ impl Recorded {
             late_starts: 0,
             late_wakes: 0,
             max_start_lag_us: 0,
+            decks: 0,
+            skipped: vec![0; kinds.max(1)],
+            with_skips: vec![0; kinds.max(1)],
+            in_decks: vec![0; kinds.max(1)],
         }
     }
 
@@ -135,6 +150,16 @@ impl Recorded {
         self.late_starts += other.late_starts;
         self.late_wakes += other.late_wakes;
         self.max_start_lag_us = self.max_start_lag_us.max(other.max_start_lag_us);
+        self.decks += other.decks;
+        for (a, b) in self.skipped.iter_mut().zip(&other.skipped) {
+            *a += b;
+        }
+        for (a, b) in self.with_skips.iter_mut().zip(&other.with_skips) {
+            *a += b;
+        }
+        for (a, b) in self.in_decks.iter_mut().zip(&other.in_decks) {
+            *a += b;
+        }
     }
 
     pub fn reset(&mut self) {
@@ -156,6 +181,10 @@ impl Recorded {
         self.late_starts = 0;
         self.late_wakes = 0;
         self.max_start_lag_us = 0;
+        self.decks = 0;
+        self.skipped.iter_mut().for_each(|n| *n = 0);
+        self.with_skips.iter_mut().for_each(|n| *n = 0);
+        self.in_decks.iter_mut().for_each(|n| *n = 0);
     }
 
     #[inline]
@@ -177,6 +206,8 @@ impl Recorded {
         self.other += u64::from(counts.other);
         self.retries[kind] += u64::from(retries);
         self.rolled_back[kind] += u64::from(counts.rolled_back);
+        self.skipped[kind] += u64::from(counts.skipped);
+        self.with_skips[kind] += u64::from(counts.skipped > 0);
         let lag = response.saturating_sub(service);
         let _ = self
             .start_lag
@@ -195,6 +226,15 @@ impl Recorded {
         let us = |d: Duration| (d.as_micros() as u64).clamp(LOWEST_US, HIGHEST_US);
         let _ = self.wake_lag.record(us(wake_lag));
         let _ = self.pool_wait.record(us(pool_wait));
+    }
+
+    /// A deck of kinds completed with the transaction just recorded: `per_kind` counts its
+    /// transactions of each kind.
+    pub fn record_deck(&mut self, per_kind: &[u32]) {
+        self.decks += 1;
+        for (a, b) in self.in_decks.iter_mut().zip(per_kind) {
+            *a += u64::from(*b);
+        }
     }
 
     /// A failed attempt of a transaction of `kind`.
@@ -276,6 +316,7 @@ mod tests {
                     writes: 4,
                     other: 2,
                     rolled_back: false,
+                    skipped: 0,
                 },
                 0,
             );

@@ -74,6 +74,21 @@ pub struct KindSummary {
     /// Failed attempts of this kind.
     #[serde(default)]
     pub errors_by_code: Vec<ErrorCount>,
+    /// Transactions of this kind in the decks completed during the span (`whole_decks`);
+    /// absent when none completed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub in_whole_decks: u64,
+    /// Parts these transactions skipped for want of work (TPC-C Delivery's districts with no
+    /// undelivered order); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: u64,
+    /// Transactions that skipped at least one part; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub with_skips: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -121,6 +136,10 @@ pub struct Summary {
     #[serde(default)]
     pub pool_wait_ms: Latency,
     pub per_kind: Vec<KindSummary>,
+    /// Decks of transaction kinds whose last card was executed in the span (TPC-C with
+    /// `mix = "spec"`; a deck begun before the span counts whole); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub whole_decks: u64,
 }
 
 impl Summary {
@@ -147,6 +166,9 @@ impl Summary {
                 rolled_back: r.rolled_back.get(i).copied().unwrap_or(0),
                 retries: r.retries.get(i).copied().unwrap_or(0),
                 errors_by_code: error_counts(r, Some(i)),
+                in_whole_decks: r.in_decks.get(i).copied().unwrap_or(0),
+                skipped: r.skipped.get(i).copied().unwrap_or(0),
+                with_skips: r.with_skips.get(i).copied().unwrap_or(0),
             })
             .collect();
         Summary {
@@ -175,6 +197,7 @@ impl Summary {
             }),
             pool_wait_ms: Latency::from_histogram(&r.pool_wait),
             per_kind,
+            whole_decks: r.decks,
         }
     }
 }
@@ -237,6 +260,7 @@ mod tests {
                     writes: 4,
                     other: 2,
                     rolled_back: false,
+                    skipped: 0,
                 },
                 0,
             );

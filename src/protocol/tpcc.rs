@@ -1,23 +1,27 @@
 //! What a TPC-C run adds to the generic protocol: Σ D_NEXT_O_ID read from every instance at
-//! the phase boundaries (NOPM, counted by the schema rather than the clients) and the
+//! the phase boundaries (NOPM, counted by the schema rather than the clients), the isolation
+//! level each instance's sessions run at (set as the clients' are, then read back), and the
 //! consistency checks of clause 3.3.2 after the last phase, each on a session of its own.
 
 use std::sync::Arc;
 
 use super::phases::PhaseHooks;
 use super::{Ending, RunCtx, Stage};
+use crate::engines::isolation::{self, Isolation};
 use crate::engines::statements::NoStatements;
 use crate::engines::{Connector, EngineError, Rows, Session, StmtId};
 use crate::report::result::PhaseReport;
-use crate::report::tpcc::{InstanceCheck, phase_figures};
+use crate::report::tpcc::{InstanceCheck, InstanceIsolation, phase_figures};
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::{PlanInstance, PlanPhase, TpccOptions};
 use crate::workload::tpcc::{check, schema};
 
-/// One session per instance that reads Σ D_NEXT_O_ID.
+/// One session per instance that reads Σ D_NEXT_O_ID, and the isolation level read back from
+/// it.
 pub struct NewOrderProbe<C: Connector> {
     sessions: Vec<Option<(C::Session, StmtId)>>,
     rows: Rows,
+    isolation: Vec<InstanceIsolation>,
 }
 
 impl<C: Connector> NewOrderProbe<C> {
@@ -40,9 +44,24 @@ impl<C: Connector> NewOrderProbe<C> {
             }
             sessions.push(opened);
         }
+        let mut isolation = Vec::new();
+        for (s, inst) in sessions.iter_mut().zip(&plan.db.instances) {
+            let level = match s {
+                Some((session, _)) => session_isolation(session, inst, plan).await,
+                None => "unknown (no session)".into(),
+            };
+            let dialect = inst.engine.dialect();
+            isolation.push(InstanceIsolation {
+                instance: inst.name.clone(),
+                consistent_reads: Isolation::from_read_back(&level)
+                    .is_some_and(|l| l.consistent_reads(dialect)),
+                level,
+            });
+        }
         NewOrderProbe {
             sessions,
             rows: Rows::default(),
+            isolation,
         }
     }
 
@@ -99,7 +118,32 @@ impl<C: Connector> PhaseHooks for TpccHooks<'_, C> {
                 self.plan.db.workload.rate,
                 self.plan.db.instances.len(),
                 new_orders,
+                &self.probe.isolation,
             ));
+        }
+    }
+}
+
+/// Set the plan's level on `session` as every client's is set, and read the level back; what
+/// went wrong, when something did, in place of the level.
+async fn session_isolation<S: Session>(
+    session: &mut S,
+    inst: &PlanInstance,
+    plan: DbPlan<'_>,
+) -> String {
+    let answer = async {
+        let st = isolation::statements(inst.engine.dialect())
+            .map_err(|e| EngineError::fatal("DRIVEBENCH", e.to_string()))?;
+        if let Some(level) = plan.db.workload.tpcc().and_then(|t| t.isolation) {
+            isolation::set(session, &st, level).await?;
+        }
+        isolation::read_back(session, &st).await
+    };
+    match answer.await {
+        Ok(level) => level,
+        Err(e) => {
+            tracing::warn!("{}: cannot read the isolation level back: {e}", inst.name);
+            format!("unknown ({e})")
         }
     }
 }

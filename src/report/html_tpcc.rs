@@ -56,8 +56,11 @@ fn phase(s: &mut String, ph: &PhaseReport, tp: &TpccPhase, scheduled: bool) {
     let limits_ok = tp.response_time_limits.iter().all(|l| l.passed);
     let _ = write!(
         s,
-        "<h2 class=\"tpcc\">TPC-C-like: {name}</h2><p class=\"tpcc-headline\">TPC-C-like (not audited): tpmC <b>{:.0}</b>{nopm}{eff}.</p><p>Mix minimums (5.2.3): {}; 90th-percentile response-time limits (5.2.5.3): {}.</p>",
+        "<h2 class=\"tpcc\">TPC-C-like: {name}</h2><p class=\"tpcc-headline\">TPC-C-like (not audited): tpmC <b>{:.0}</b>{}{nopm}{eff}; {}.</p><p>Mix minimums (5.2.3, judged {}): {}; 90th-percentile response-time limits (5.2.5.3): {}.</p>",
         tp.tpmc,
+        escape(&super::tpcc::committed_text(tp)),
+        escape(&tp.mix_text()),
+        escape(&tp.judged_text(&ph.summary)),
         badge(mix_ok, "met", "NOT met"),
         badge(limits_ok, "met", "NOT met"),
         name = escape(&ph.name),
@@ -75,6 +78,20 @@ fn phase(s: &mut String, ph: &PhaseReport, tp: &TpccPhase, scheduled: bool) {
         .collect();
     if !codes.is_empty() {
         let _ = write!(s, "<p>Errors by code: {}.</p>", escape(&codes.join(", ")));
+    }
+    if !tp.isolation.is_empty() {
+        let _ = write!(
+            s,
+            "<p class=\"tpcc-isolation\">Isolation (read back): {}.</p>",
+            escape(&super::tpcc::isolation_text(tp))
+        );
+    }
+    if let Some(d) = &tp.delivery_skips {
+        let _ = write!(
+            s,
+            "<p class=\"tpcc-delivery\">Delivery: {}.</p>",
+            escape(&d.text())
+        );
     }
     if !tp.deviations.is_empty() {
         s.push_str("<ul class=\"tpcc-deviations\">");
@@ -109,7 +126,7 @@ fn kinds_table(s: &mut String, ph: &PhaseReport, tp: &TpccPhase) {
             escape(&k.kind),
             k.transactions,
             fail_class(mix.is_none_or(|m| m.passed)),
-            mix.map(|m| format!("{:.1}", m.pct)).unwrap_or_default(),
+            mix.map(|m| format!("{:.2}", m.pct)).unwrap_or_default(),
             // New-Order has no minimum: it takes what the others leave.
             mix.filter(|m| m.min_pct > 0.0)
                 .map_or("-".into(), |m| format!("{:.0}", m.min_pct)),

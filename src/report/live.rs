@@ -236,6 +236,7 @@ mod tests {
                     writes: 4,
                     other: 2,
                     rolled_back: false,
+                    skipped: 0,
                 },
                 0,
             );

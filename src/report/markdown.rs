@@ -216,7 +216,7 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
         let errors: u64 = k.errors_by_code.iter().map(|e| e.count).sum();
         let _ = writeln!(
             s,
-            "| {} | {} | {:.1} ({:.0}){} | {:.3} | {:.1} ({:.0}){} | {:.3} | {:.3} | {} | {} | {errors} |",
+            "| {} | {} | {:.2} ({:.0}){} | {:.3} | {:.1} ({:.0}){} | {:.3} | {:.3} | {} | {} | {errors} |",
             k.kind,
             k.transactions,
             mix.pct,
@@ -232,6 +232,7 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
             k.retries
         );
     }
+    let committed = super::tpcc::committed_text(tp);
     let nopm = tp
         .nopm
         .map(|n| format!(", NOPM {n:.0}"))
@@ -243,10 +244,22 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
     let _ = writeln!(
         s,
         "
-TPC-C-like (not audited): tpmC {:.0}{nopm}{eff}; mix and response-time limits {}.",
+TPC-C-like (not audited): tpmC {:.0}{committed}{nopm}{eff}; {}; mix minimums ({}) and response-time limits {}.",
         tp.tpmc,
+        tp.mix_text(),
+        tp.judged_text(&ph.summary),
         if tp.passed { "met" } else { "NOT met" }
     );
+    if !tp.isolation.is_empty() {
+        let _ = writeln!(
+            s,
+            "Isolation (read back): {}.",
+            super::tpcc::isolation_text(tp)
+        );
+    }
+    if let Some(d) = &tp.delivery_skips {
+        let _ = writeln!(s, "Delivery: {}.", d.text());
+    }
     for d in &tp.deviations {
         let _ = writeln!(s, "Non-spec: {d}.");
     }

@@ -173,6 +173,17 @@ pub struct WorkloadSection {
     /// tpcc on engine mssql: run each transaction as one call of a stored procedure (created
     /// before the phases), the way the reference SQL Server tools do. Default false.
     pub procedures: Option<bool>,
+    /// tpcc: how each terminal picks its next transaction: "spec" (a deck of 45 New-Order, 43
+    /// Payment and 4 of each other kind, 5.2.4.2) or "hammerdb" (an independent random draw
+    /// weighted 10/10/1/1/1 of 23, as HammerDB and sysbench-tpcc do: New-Order 43.5 %). Default
+    /// spec.
+    pub mix: Option<String>,
+    /// tpcc: the transaction isolation level every session is set to: "read_committed",
+    /// "repeatable_read", "serializable", or "snapshot" (SQL Server only; its database needs
+    /// ALLOW_SNAPSHOT_ISOLATION ON). SQLite is always serializable. The level each instance
+    /// runs at is read back and recorded. Default: the engine's own (PostgreSQL and SQL Server
+    /// read committed, MySQL and MariaDB repeatable read), read back all the same.
+    pub isolation: Option<String>,
     /// Transactions per second per instance (open model, Poisson arrivals); absent = closed loop.
     pub rate: Option<f64>,
     /// auto | always | never. Default auto.

@@ -8,6 +8,7 @@ use super::bounds::{MAX_CLIENTS, int_in, positive_duration, scale_ms};
 use super::file::{InstanceSection, ScenarioFile, WorkloadSection};
 use super::plan::*;
 use crate::config::error::{Invalid, KeyPath};
+use crate::engines::isolation;
 use crate::engines::{EngineConfig, EngineKind};
 
 /// Shortest report interval after time scaling.
@@ -113,8 +114,8 @@ fn check_something_recorded(
     Ok(())
 }
 
-/// Workload options that the instances' engines cannot run: TPC-C as stored procedures, a
-/// shared connection pool on an embedded engine.
+/// Workload options that the instances' engines cannot run: TPC-C as stored procedures, an
+/// isolation level the engine does not offer, a shared connection pool on an embedded engine.
 fn check_engines_run_workload(
     instances: &[PlanInstance],
     workload: &PlanWorkload,
@@ -128,6 +129,25 @@ fn check_engines_run_workload(
             format!(
                 "TPC-C as stored procedures is for engine = \"mssql\"; {} runs it as client-side statements",
                 i.engine.as_str()
+            ),
+        ));
+    }
+    if let Some(level) = workload.tpcc().and_then(|t| t.isolation)
+        && let Some(i) = instances
+            .iter()
+            .find(|i| !isolation::levels(i.engine.dialect()).contains(&level))
+    {
+        let offered: Vec<&str> = isolation::levels(i.engine.dialect())
+            .iter()
+            .map(|l| l.name())
+            .collect();
+        return Err(Invalid::new(
+            root.key("workload").key("isolation"),
+            format!(
+                "isolation = \"{}\" is not available on engine = \"{}\", which offers {}",
+                level.name(),
+                i.engine.as_str(),
+                offered.join(", ")
             ),
         ));
     }
@@ -438,6 +458,8 @@ fn tpcc_keys(w: &WorkloadSection) -> Vec<&'static str> {
         ),
         ("reload", w.reload.is_some()),
         ("procedures", w.procedures.is_some()),
+        ("mix", w.mix.is_some()),
+        ("isolation", w.isolation.is_some()),
     ]
     .into_iter()
     .filter_map(|(k, set)| set.then_some(k))

@@ -1,10 +1,11 @@
 //! The `[workload]` keys of `benchmark = "tpcc"`: warehouses, pacing, terminals per warehouse,
-//! and the number of virtual users they imply.
+//! the mix, the isolation level, and the number of virtual users they imply.
 
 use super::bounds::{MAX_CLIENTS, int_in};
 use super::file::WorkloadSection;
-use super::plan::{TpccOptions, TpccPacing};
+use super::plan::{TpccMix, TpccOptions, TpccPacing};
 use crate::config::error::{Invalid, KeyPath};
+use crate::engines::isolation::Isolation;
 
 /// Most warehouses one instance may have (about 10 TB of data).
 pub const MAX_WAREHOUSES: i64 = 100_000;
@@ -22,6 +23,7 @@ pub fn resolve(w: &WorkloadSection, key: &KeyPath) -> Result<(u32, TpccOptions),
             ));
         }
     };
+    let (mix, isolation) = mix_and_isolation(w, key)?;
     let terminals_per_warehouse = int_in(
         w.terminals_per_warehouse,
         10,
@@ -81,6 +83,36 @@ pub fn resolve(w: &WorkloadSection, key: &KeyPath) -> Result<(u32, TpccOptions),
             pacing,
             terminals_per_warehouse,
             procedures: w.procedures.unwrap_or(false),
+            mix,
+            isolation,
         },
     ))
+}
+
+/// `mix` and `isolation` as written: a known name or absent.
+fn mix_and_isolation(
+    w: &WorkloadSection,
+    key: &KeyPath,
+) -> Result<(TpccMix, Option<Isolation>), Invalid> {
+    let mix = match w.mix.as_deref() {
+        None => TpccMix::Spec,
+        Some(name) => TpccMix::from_name(name).ok_or_else(|| {
+            Invalid::new(
+                key.key("mix"),
+                format!("unknown mix {name:?}; known: spec, hammerdb"),
+            )
+        })?,
+    };
+    let isolation = match w.isolation.as_deref() {
+        None => None,
+        Some(name) => Some(Isolation::from_name(name).ok_or_else(|| {
+            Invalid::new(
+                key.key("isolation"),
+                format!(
+                    "unknown isolation {name:?}; known: read_committed, repeatable_read, serializable, snapshot"
+                ),
+            )
+        })?),
+    };
+    Ok((mix, isolation))
 }

@@ -37,6 +37,11 @@ pub trait Workload: Send + Sync + 'static {
     fn generate(&self, terminal: &mut Self::Terminal, rng: &mut Rng, seq: u64) -> Self::Inputs;
     /// Transaction kind of these inputs (index into `kinds`).
     fn kind_of(&self, inputs: &Self::Inputs) -> usize;
+    /// Workloads that deal their kinds from decks (TPC-C's spec mix): after a transaction is
+    /// recorded, the per-kind cards of the deck it completed, when it was a deck's last card.
+    fn completed_deck(&self, _terminal: &Self::Terminal) -> Option<&'static [u32]> {
+        None
+    }
     /// Keyed pacing: the time a user spends keying these inputs before the transaction starts.
     fn keying_time(&self, _inputs: &Self::Inputs) -> Duration {
         Duration::ZERO

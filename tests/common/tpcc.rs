@@ -86,11 +86,17 @@ pub async fn load_and_check<C: Connector>(
 }
 
 /// A CI-sized TPC-C throughput run on a private server where eight terminals share four
-/// connections (each held for one transaction): every kind runs, tpmC and NOPM are measured,
-/// every consistency check passes, and no server is left behind.
-pub fn pooled_throughput_run_passes_the_checks(scenario: &'static str) {
+/// connections (each held for one transaction) set to `isolation`: every kind runs, tpmC and
+/// NOPM are measured, the level reads back as `read_back`, every consistency check passes, and
+/// no server is left behind.
+pub fn pooled_throughput_run_passes_the_checks(
+    scenario: &'static str,
+    isolation: &str,
+    read_back: &str,
+) {
     let r = super::ServerRun::new(scenario);
-    let (out, result) = r.run(&["workload.connections=4"]);
+    let set = format!("workload.isolation={isolation}");
+    let (out, result) = r.run(&["workload.connections=4", &set]);
     assert_eq!(out.status.code(), Some(0), "{}", super::text(&out.stderr));
     assert_eq!(result["plan"]["workload"]["connections"], 4);
     let sample = &result["phases"][1];
@@ -105,6 +111,10 @@ pub fn pooled_throughput_run_passes_the_checks(scenario: &'static str) {
     let t = &sample["tpcc"];
     assert!(t["tpmc"].as_f64().unwrap() > 0.0, "{t}");
     assert!(t["nopm"].as_f64().unwrap() > 0.0, "{t}");
+    // The level asked for is the one the instance's sessions report.
+    assert_eq!(result["plan"]["workload"]["tpcc"]["isolation"], isolation);
+    assert_eq!(t["isolation"][0]["level"], read_back, "{t}");
+    println!("isolation {isolation} read back as {read_back:?}");
     let checks = result["checks"].as_array().unwrap();
     assert!(checks.len() >= 13, "{checks:?}");
     assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");

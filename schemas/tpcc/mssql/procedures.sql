@@ -2,8 +2,9 @@
 -- reference SQL Server tools run it: one call per transaction, the transaction begun, committed
 -- or rolled back inside the procedure, so a transaction is one round trip. Each procedure reads
 -- and writes the rows the client-side statements of statements.sql do, step by step, with the
--- same values and locks, and ends with one row: `rolled_back` (1 only for the New-Order whose last item
--- is unused, 2.4.2.3). Dropped and created again once per instance before the phases.
+-- same values and locks, and ends with one row: `rolled_back` (1 only for the New-Order whose
+-- last item is unused, 2.4.2.3), and for Delivery `skipped` (its districts with no undelivered
+-- order, 2.7.4.2). Dropped and created again once per instance before the phases.
 -- BEGIN TRAN, COMMIT and ROLLBACK stand on lines of their own; IF ... ELSE branches are
 -- BEGIN ... END blocks.
 
@@ -152,7 +153,7 @@ CREATE PROCEDURE drivebench_delivery
   @w_id INT, @o_carrier_id INT, @delivery_d DATETIME
 AS
 BEGIN
-  DECLARE @d INT = 1, @o_id INT, @c_id INT, @total NUMERIC(12,2);
+  DECLARE @d INT = 1, @o_id INT, @c_id INT, @total NUMERIC(12,2), @skipped INT = 0;
   BEGIN TRAN;
   WHILE @d <= 10
   BEGIN
@@ -171,11 +172,15 @@ BEGIN
       SET @total = ISNULL(@total, 0);
       UPDATE customer SET c_balance = c_balance + @total, c_delivery_cnt = c_delivery_cnt + 1
         WHERE c_w_id = @w_id AND c_d_id = @d AND c_id = @c_id;
+    END
+    ELSE
+    BEGIN
+      SET @skipped = @skipped + 1;
     END;
     SET @d = @d + 1;
   END;
   COMMIT;
-  SELECT 0 AS rolled_back;
+  SELECT 0 AS rolled_back, @skipped AS skipped;
 END;
 
 -- name: drop_stock_level

@@ -7,7 +7,8 @@
 -- is summed once, grouped.
 
 -- name: population
-SELECT (SELECT COUNT(*) FROM warehouse), (SELECT COUNT(*) FROM district), (SELECT COUNT(*) FROM orders);
+SELECT (SELECT COUNT(*) FROM warehouse), (SELECT COUNT(*) FROM district), (SELECT COUNT(*) FROM orders),
+       (SELECT COUNT(*) FROM customer);
 
 -- name: check_1
 SELECT COUNT(*) OVER (), w_id, w_ytd, d_ytd
@@ -94,6 +95,22 @@ FROM (SELECT d_w_id, d_id,
 WHERE ABS(balance - (delivered - paid)) > 0.005
 ORDER BY d_w_id, d_id LIMIT 1;
 
+-- name: check_10_customer
+SELECT COUNT(*) OVER (), c_w_id, c_d_id, c_id, c_balance, delivered, paid
+FROM (SELECT c_w_id, c_d_id, c_id, c_balance,
+             COALESCE(dl.amount, 0) AS delivered, COALESCE(h.amount, 0) AS paid
+      FROM customer
+      LEFT JOIN (SELECT o_w_id, o_d_id, o_c_id, SUM(ol_amount) AS amount
+                 FROM orders JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
+                 WHERE ol_delivery_d IS NOT NULL
+                 GROUP BY o_w_id, o_d_id, o_c_id) dl
+        ON dl.o_w_id = c_w_id AND dl.o_d_id = c_d_id AND dl.o_c_id = c_id
+      LEFT JOIN (SELECT h_c_w_id, h_c_d_id, h_c_id, SUM(h_amount) AS amount FROM history
+                 GROUP BY h_c_w_id, h_c_d_id, h_c_id) h
+        ON h.h_c_w_id = c_w_id AND h.h_c_d_id = c_d_id AND h.h_c_id = c_id) t
+WHERE ABS(c_balance - (delivered - paid)) > 0.005
+ORDER BY c_w_id, c_d_id, c_id LIMIT 1;
+
 -- name: check_11
 SELECT COUNT(*) OVER (), d_w_id, d_id, n_orders, n_new
 FROM (SELECT d_w_id, d_id,
@@ -118,3 +135,16 @@ FROM (SELECT d_w_id, d_id,
       FROM district) t
 WHERE ABS(balance_ytd - delivered) > 0.005
 ORDER BY d_w_id, d_id LIMIT 1;
+
+-- name: check_12_customer
+SELECT COUNT(*) OVER (), c_w_id, c_d_id, c_id, balance_ytd, delivered
+FROM (SELECT c_w_id, c_d_id, c_id, c_balance + c_ytd_payment AS balance_ytd,
+             COALESCE(dl.amount, 0) AS delivered
+      FROM customer
+      LEFT JOIN (SELECT o_w_id, o_d_id, o_c_id, SUM(ol_amount) AS amount
+                 FROM orders JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
+                 WHERE ol_delivery_d IS NOT NULL
+                 GROUP BY o_w_id, o_d_id, o_c_id) dl
+        ON dl.o_w_id = c_w_id AND dl.o_d_id = c_d_id AND dl.o_c_id = c_id) t
+WHERE ABS(balance_ytd - delivered) > 0.005
+ORDER BY c_w_id, c_d_id, c_id LIMIT 1;

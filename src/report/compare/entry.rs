@@ -79,6 +79,10 @@ fn compared_phase(r: &RunReport) -> Option<&PhaseReport> {
 #[derive(Debug, Clone, Serialize)]
 pub struct TpccFigures {
     pub tpmc: f64,
+    /// How the terminals picked their transactions.
+    pub mix: crate::scenario::plan::TpccMix,
+    /// New-Order's share of the phase's transactions, percent.
+    pub new_order_pct: f64,
     pub nopm: Option<f64>,
     pub efficiency_pct: Option<f64>,
     /// Mix minimums and response-time limits all met.
@@ -99,6 +103,13 @@ pub fn tpcc_figures(ph: &PhaseReport) -> Option<TpccFigures> {
     let tp = ph.tpcc.as_ref()?;
     Some(TpccFigures {
         tpmc: tp.tpmc,
+        mix: tp.mix_method,
+        // From the shares, which results older than `new_order_pct` have too.
+        new_order_pct: tp
+            .mix
+            .iter()
+            .find(|m| m.kind == "new_order")
+            .map_or(tp.new_order_pct, |m| m.pct),
         nopm: tp.nopm,
         efficiency_pct: tp.efficiency_pct,
         passed: tp.passed,

@@ -31,6 +31,9 @@ pub fn page(c: &Comparison) -> String {
         }
         s.push_str("</ul>");
     }
+    for w in &c.warnings {
+        let _ = write!(s, "<p class=\"warn\"><b>Warning: {}.</b></p>", escape(w));
+    }
     s.push_str("<table><tr><th>run</th><th>source</th><th>scenario</th><th>started</th><th>phase</th><th>complete</th></tr>");
     for e in &c.runs {
         let _ = write!(

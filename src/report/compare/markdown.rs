@@ -21,6 +21,9 @@ pub fn page(c: &Comparison) -> String {
         }
         s.push('\n');
     }
+    for w in &c.warnings {
+        let _ = writeln!(s, "**Warning: {w}.**\n");
+    }
     s.push_str(
         "| run | source | scenario | started | compared phase | complete |\n|---|---|---|---|---|---|\n",
     );

@@ -17,6 +17,9 @@ pub struct Comparison {
     pub incomparable: Vec<String>,
     /// Settings that differ between the runs: per database run, each one's value.
     pub differences: super::settings::Differences,
+    /// Differences that change what a figure means, shown above everything (TPC-C runs of
+    /// different mixes).
+    pub warnings: Vec<String>,
     pub groups: Vec<Group>,
     /// Per profile, the runs' sweep points side by side (empty when no run has sweeps).
     pub sweeps: Vec<SweepComparison>,

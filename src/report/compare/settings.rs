@@ -108,6 +108,14 @@ pub(super) fn facts(r: &RunReport) -> Vec<(String, String)> {
             }),
         ),
         (
+            "mix".into(),
+            of_db(r, |d| {
+                d.workload
+                    .tpcc()
+                    .map_or("-".into(), |t| t.mix.name().to_string())
+            }),
+        ),
+        (
             "terminals per warehouse".into(),
             of_db(r, |d| {
                 d.workload

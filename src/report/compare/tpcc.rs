@@ -1,7 +1,8 @@
 //! compare's TPC-C section, present when a group has TPC-C runs: from each run's TPC-C-like
-//! figures of its compared phase, one table of runs (tpmC, NOPM and efficiency when the run has
-//! them, whether the mix and response-time limits were met) and one table of transaction kinds
-//! with each run's p90 and p99 response time, in compare.md and compare.html alike.
+//! figures of its compared phase, one table of runs (tpmC, NOPM, the mix with its New-Order
+//! share, efficiency when the run has it, whether the mix and response-time limits were met)
+//! and one table of transaction kinds with each run's p90 and p99 response time, in compare.md
+//! and compare.html alike.
 
 use std::fmt::Write;
 
@@ -33,6 +34,7 @@ fn tables(members: &[&RunEntry]) -> Option<Tables> {
                 e.label.clone(),
                 format!("{:.0}", t.tpmc),
                 opt(t.nopm, 0),
+                format!("{} ({:.1})", t.mix.name(), t.new_order_pct),
                 opt(t.efficiency_pct, 1),
                 if t.passed { "met" } else { "NOT met" }.to_string(),
             ]
@@ -65,9 +67,16 @@ fn tables(members: &[&RunEntry]) -> Option<Tables> {
     kind_header.extend(runs.iter().map(|(e, _)| e.label.clone()));
     Some(Tables {
         runs: (
-            ["run", "tpmC", "NOPM", "efficiency %", "mix and p90 limits"]
-                .map(String::from)
-                .to_vec(),
+            [
+                "run",
+                "tpmC",
+                "NOPM",
+                "mix (New-Order %)",
+                "efficiency %",
+                "mix and p90 limits",
+            ]
+            .map(String::from)
+            .to_vec(),
             run_rows,
         ),
         kinds: (kind_header, kind_rows),

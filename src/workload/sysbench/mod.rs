@@ -1,5 +1,5 @@
 //! sysbench 1.0 OLTP tests, statement for statement: which statements an event runs, in which
-//! order, with which random ids (see reference/sysbench.md §2). Statement text comes from
+//! order, with which random ids, as sysbench 1.0 runs them. Statement text comes from
 //! `schemas/sysbench/<dialect>/statements.sql`.
 
 pub mod data;
@@ -464,7 +464,7 @@ mod tests {
 
     #[test]
     fn statements_per_event_match_sysbench() {
-        // reads / writes / other per event with sysbench's defaults (reference/sysbench.md §2)
+        // reads / writes / other per event with sysbench's defaults, as sysbench 1.0 counts them
         let cases = [
             (SysbenchTest::OltpReadWrite, (14, 4, 2)),
             (SysbenchTest::OltpReadOnly, (14, 0, 2)),

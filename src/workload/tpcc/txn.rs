@@ -526,7 +526,7 @@ pub async fn order_status<S: Session>(
 }
 
 /// Delivery (2.7.4): the oldest undelivered order of each of the ten districts, in one
-/// transaction; a district without one is skipped.
+/// transaction; a district without one is skipped and counted.
 pub async fn delivery<S: Session>(
     s: &mut S,
     c: &mut TpccClient,
@@ -538,6 +538,8 @@ pub async fn delivery<S: Session>(
     for d in 1..=i64::from(DISTRICTS_PER_WAREHOUSE) {
         let wd = [Value::Int(w), Value::Int(d)];
         if x.query(Stmt::DlOldestNewOrder, &wd).await? == 0 {
+            // Reported against the 1 % rule of 2.7.4.2, not an error.
+            x.n.skipped += 1;
             continue;
         }
         let o_id = x.int(0);

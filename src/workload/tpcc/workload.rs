@@ -1,20 +1,24 @@
 //! TPC-C as a [`Workload`]: each virtual client is a terminal with a fixed home warehouse and
-//! district (2.4.1.1, 2.8.1.2) and its own deck; one set of NURand run constants serves every
-//! terminal of the run, its C_LAST at an allowed distance from the load's (2.1.6.1). Keying and
+//! district (2.4.1.1, 2.8.1.2) and its own deck (or HammerDB's random draw, by the plan's
+//! mix), reporting each deck it completes so the mix can be judged over whole decks; one set
+//! of NURand run constants serves every terminal of the run, its C_LAST at an allowed distance
+//! from the load's (2.1.6.1). Keying and
 //! think times are given to the client loop, which applies them under keyed pacing only. A
 //! transaction runs as client-side statements (`txn`) or, with `procedures`, as one
-//! stored-procedure call (`procs`) on the same inputs.
+//! stored-procedure call (`procs`) on the same inputs. Every session is set to the plan's
+//! isolation level, if it names one, before anything is prepared on it.
 
 use std::time::Duration;
 
 use super::data::LoadParams;
-use super::deck::Deck;
+use super::deck::Dealer;
 use super::input::{Inputs, Terminal};
 use super::procs::TpccSqlError;
 use super::rand::Constants;
 use super::txn::{self, TpccClient};
 use super::{DISTRICTS_PER_WAREHOUSE, KIND_NAMES, pacing, procs, schema};
 use crate::engines::Dialect;
+use crate::engines::isolation::{self, Isolation};
 use crate::engines::{EngineError, Session, Statements};
 use crate::metrics::StatementCounts;
 use crate::rng::Rng;
@@ -52,6 +56,8 @@ pub struct Tpcc {
     statements: Statements,
     /// The calls of `procedures = true`.
     procedures: Option<Statements>,
+    /// The level every session is set to, with the dialect's statements setting it.
+    isolation: Option<(Statements, Isolation)>,
     constants: Constants,
 }
 
@@ -61,10 +67,10 @@ pub enum TpccConn {
     Procedures(procs::ProcClient),
 }
 
-/// One virtual user: its home and its deck.
+/// One virtual user: its home and its deck (or its random draw, `mix = "hammerdb"`).
 pub struct TpccTerminal {
     terminal: Terminal,
-    deck: Deck,
+    dealer: Dealer,
 }
 
 impl Tpcc {
@@ -73,6 +79,10 @@ impl Tpcc {
         Ok(Tpcc {
             constants: run_constants(seed, &load.constants),
             statements: schema::statements(dialect)?,
+            isolation: match opts.isolation {
+                Some(level) => Some((isolation::statements(dialect)?, level)),
+                None => None,
+            },
             procedures: if opts.procedures {
                 Some(procs::procedures(dialect)?)
             } else {
@@ -113,6 +123,9 @@ impl Workload for Tpcc {
     }
 
     async fn setup<S: Session>(&self, session: &mut S) -> Result<TpccConn, EngineError> {
+        if let Some((st, level)) = &self.isolation {
+            isolation::set(session, st, *level).await?;
+        }
         Ok(match &self.procedures {
             Some(st) => TpccConn::Procedures(procs::prepare(session, st).await?),
             None => TpccConn::Statements(txn::prepare(session, &self.statements).await?),
@@ -127,17 +140,21 @@ impl Workload for Tpcc {
                 d_id,
                 warehouses: self.opts.warehouses,
             },
-            deck: Deck::new(rng),
+            dealer: Dealer::new(self.opts.mix, rng),
         }
     }
 
     fn generate(&self, t: &mut TpccTerminal, rng: &mut Rng, _seq: u64) -> Inputs {
-        let kind = t.deck.deal(rng);
+        let kind = t.dealer.next(rng);
         t.terminal.inputs(kind, &self.constants, rng)
     }
 
     fn kind_of(&self, inputs: &Inputs) -> usize {
         inputs.kind().index()
+    }
+
+    fn completed_deck(&self, t: &TpccTerminal) -> Option<&'static [u32]> {
+        t.dealer.completed_deck().map(|cards| &cards[..])
     }
 
     fn keying_time(&self, inputs: &Inputs) -> Duration {
@@ -193,6 +210,8 @@ mod tests {
             pacing: TpccPacing::Spec,
             terminals_per_warehouse: 10,
             procedures: false,
+            mix: crate::scenario::plan::TpccMix::Spec,
+            isolation: None,
         }
     }
 

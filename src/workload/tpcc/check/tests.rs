@@ -121,13 +121,20 @@ const CORRUPTIONS: &[(&str, &str, &[&str], &str)] = &[
         "a customer's balance changed",
         "UPDATE customer SET c_balance = c_balance + 1 WHERE c_w_id = 1 AND c_d_id = 9 AND c_id = 1",
         &["10", "12"],
-        "district (1,9): sum(c_balance) = -29999.00, sum(delivered ol_amount) = 0.00, sum(h_amount) = 30000.00",
+        "1 of 30000 customers violates it; first: customer (1,9,1): c_balance = -9.00, sum(delivered ol_amount) = 0.00, sum(h_amount) = 10.00",
     ),
     (
         "a customer's ytd payment changed",
         "UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 9 AND c_id = 1",
         &["12"],
-        "district (1,9): sum(c_balance + c_ytd_payment) = 1.00, sum(delivered ol_amount) = 0.00",
+        "customer (1,9,1): c_balance + c_ytd_payment = 1.00, sum(delivered ol_amount) = 0.00",
+    ),
+    (
+        "a delivery credited to the wrong customer of the right district",
+        "UPDATE customer SET c_balance = c_balance + 7 WHERE c_w_id = 1 AND c_d_id = 3 AND c_id = 11;
+         UPDATE customer SET c_balance = c_balance - 7 WHERE c_w_id = 1 AND c_d_id = 3 AND c_id = 12",
+        &["10", "12"],
+        "2 of 30000 customers violate it; first: customer (1,3,11): c_balance = -3.00",
     ),
     (
         "a delivered order removed with its lines",
@@ -188,6 +195,21 @@ async fn a_fresh_load_passes_and_each_corruption_fails_exactly_its_conditions() 
     }
     // Rolled back: all pass again.
     assert_eq!(run_checks(&mut s, &st, 1).await.unwrap(), fresh);
+}
+
+#[test]
+fn conditions_10_and_12_are_per_customer_up_to_100_warehouses_and_say_so_above() {
+    let names = |w: u32| -> Vec<&str> {
+        CHECKS
+            .iter()
+            .map(|c| at_scale(c, w).name)
+            .filter(|n| n.starts_with("3.3.2.10") || n.starts_with("3.3.2.12"))
+            .collect()
+    };
+    assert!(names(100).iter().all(|n| n.ends_with("(per customer)")));
+    assert!(names(101).iter().all(|n| n.contains("summed per district")));
+    assert_eq!(at_scale(&CHECKS[9], 1).unit, Unit::Customer);
+    assert_eq!(at_scale(&CHECKS[9], 1500).unit, Unit::District);
 }
 
 #[tokio::test(flavor = "current_thread")]
