@@ -129,3 +129,42 @@ fn a_read_only_target_is_refused_before_anything_starts() {
         "cannot be written",
     );
 }
+
+/// A private PostgreSQL runs as its own account when drivebench is root: a target below a
+/// directory that account cannot pass is refused by `plan` and by `run` before anything
+/// starts, naming the directory and the fix.
+#[test]
+fn a_target_postgres_cannot_reach_is_refused_before_anything_starts() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: PostgreSQL runs as drivebench's own user when it is not root");
+        return;
+    }
+    // Mode 0700, owned by root: closed to the `postgres` account.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let target = tmp.path().join("target");
+    let scenario = "scenarios/ci-sysbench-postgres.toml";
+    let shown = tmp.path().display().to_string();
+    let out = run(&["plan", scenario, "--target", target.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}{err}", text(&out.stdout));
+    assert!(err.contains(&shown) && err.contains("chmod o+x"), "{err}");
+    let out_dir = tmp.path().join("run");
+    assert_refused(
+        &[
+            "run",
+            scenario,
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+        ],
+        &out_dir,
+        "cannot reach it",
+    );
+    assert!(!target.exists(), "no target created");
+}

@@ -35,7 +35,9 @@ pub async fn plan(args: Args) -> Result<i32, CliError> {
     }
     crate::report::live::stdout_text(&render(&plan, &findings));
     // The plan is valid, but this host cannot run it: exit 2, as `run` would.
-    if let Some(missing) = plan.database.as_ref().and_then(preflight::missing_server) {
+    let missing =
+        (plan.database.as_ref()).and_then(|db| preflight::missing_server(db, &plan.target_path));
+    if let Some(missing) = missing {
         return Err(CliError::Invalid(missing));
     }
     Ok(EXIT_OK)

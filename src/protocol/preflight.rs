@@ -53,7 +53,7 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
         out.push(finding(Level::Note, format!("time scale {}: every duration is multiplied by it; figures are not comparable with a full-length run", plan.time_scale)));
     }
     if let Some(db) = &plan.database {
-        database_findings(db, &mut out);
+        database_findings(db, &plan.target_path, &mut out);
     }
     out
 }
@@ -107,7 +107,7 @@ fn target_findings(plan: &Plan) -> Vec<Finding> {
 }
 
 /// The engine, the clients' writes and memory, the open-files limit.
-fn database_findings(db: &DatabaseRun, out: &mut Vec<Finding>) {
+fn database_findings(db: &DatabaseRun, target: &str, out: &mut Vec<Finding>) {
     single_writer(db, out);
     for inst in db
         .instances
@@ -118,7 +118,7 @@ fn database_findings(db: &DatabaseRun, out: &mut Vec<Finding>) {
             out.push(finding(Level::Error, format!("{e}; `run` would refuse")));
         }
     }
-    if let Some(missing) = missing_server(db) {
+    if let Some(missing) = missing_server(db, target) {
         out.push(finding(Level::Error, missing));
     }
     let host = crate::report::host::host_info();
@@ -282,8 +282,8 @@ fn cache_findings(
 
 /// A server engine a local instance needs but this host does not have (SQL Server: sqlservr),
 /// naming what to install. `plan` and `run` both exit 2 on it.
-pub fn missing_server(db: &DatabaseRun) -> Option<String> {
-    struct Missing<'a>(&'a DatabaseRun);
+pub fn missing_server(db: &DatabaseRun, target: &str) -> Option<String> {
+    struct Missing<'a>(&'a DatabaseRun, &'a str);
     impl EngineVisitor for Missing<'_> {
         type Output = Option<String>;
         fn embedded<E: Embedded>(self) -> Option<String> {
@@ -295,12 +295,14 @@ pub fn missing_server(db: &DatabaseRun) -> Option<String> {
                 .iter()
                 .filter(|i| i.provision == Provision::Local)
                 .find_map(|i| {
-                    let missing = E::missing(config_of::<E>(i).ok()?)?;
+                    let dir = Path::new(&self.1).join(&i.name);
+                    let missing =
+                        E::missing(config_of::<E>(i).ok()?).or_else(|| E::unreachable(&dir))?;
                     Some(format!("instance {}: {missing}", i.name))
                 })
         }
     }
-    dispatch(db.instances.first()?.engine, Missing(db))
+    dispatch(db.instances.first()?.engine, Missing(db, target))
 }
 
 /// What the plan's external servers answer about their limits (`plan` only: it reaches them

@@ -136,6 +136,14 @@ impl Server for Postgres {
         super::server::locate_server(config.server_bin.as_deref().map(Path::new)).err()
     }
 
+    fn unreachable(dir: &Path) -> Option<ProvisionError> {
+        match super::server::account::Account::for_server() {
+            Ok(Some(account)) => account.check_reachable(dir).err(),
+            Ok(None) => None,
+            Err(e) => Some(e),
+        }
+    }
+
     fn check_limits(demand: &Demand, vars: &BTreeMap<String, String>) -> Result<(), LimitError> {
         let need = u64::from(demand.connections) + 10;
         if let Some(have) = vars

@@ -15,7 +15,7 @@
 //! `postgres` system user (else `nobody`), and the instance directory and WAL directory are
 //! handed over to that user at every start.
 
-mod account;
+pub(crate) mod account;
 mod config;
 pub use self::config::PID_FILE;
 mod init;

@@ -88,6 +88,11 @@ pub trait Server: Engine {
     fn missing(_config: &Self::Config) -> Option<ProvisionError> {
         None
     }
+    /// Why a private instance's directory `dir` (not created yet) cannot be used by the
+    /// system account the server runs as, when it cannot (checked before anything starts).
+    fn unreachable(_dir: &Path) -> Option<ProvisionError> {
+        None
+    }
     /// What preflight learns from an external server without changing it (nothing, unless the
     /// engine asks it).
     fn probe(_probe: Probe<'_, Self::Config>) -> impl Future<Output = Vec<Advice>> + Send {

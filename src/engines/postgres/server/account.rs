@@ -51,6 +51,10 @@ impl Account {
     /// the mode bits; the server runs with its primary group only).
     pub fn check_reachable(&self, path: &Path) -> Result<(), ProvisionError> {
         for ancestor in path.ancestors().skip(1) {
+            // Directories not there yet are created by drivebench, open to everyone.
+            if !ancestor.exists() && ancestor != path {
+                continue;
+            }
             let meta =
                 std::fs::metadata(ancestor).map_err(ProvisionError::io("inspect", ancestor))?;
             let mode = meta.mode();
