@@ -61,7 +61,7 @@ for name in $(printf '%s\n' "${!passed[@]}" "${!failures[@]}" | sort -u); do
     nfail=$((nfail + ${failures[$name]:-0}))
     printf '  %-18s %9d cases passed, %d failed rounds\n' "$name" "${passed[$name]:-0}" "${failures[$name]:-0}"
 done
-names=$(printf '%s\n' "${!passed[@]}" "${!failures[@]}" | grep -c .)
+names=$(printf '%s\n' "${!passed[@]}" "${!failures[@]}" | sort -u | grep -c .)
 echo "  properties: $names; cases run: $total (plus those of failed rounds); failures: $nfail"
 if compgen -G "$found/*" >/dev/null; then
     mkdir -p tests/data/fuzz
