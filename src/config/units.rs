@@ -120,6 +120,15 @@ pub fn format_duration(d: Duration) -> String {
     out
 }
 
+/// A length in seconds as read from a result (`summary.seconds`), formatted like
+/// [`format_duration`]; a value no duration holds (negative, too large) is shown as it is.
+pub fn format_seconds(seconds: f64) -> String {
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(d) => format_duration(d),
+        Err(_) => format!("{seconds} s"),
+    }
+}
+
 /// A count with thousands separators: 1000000 -> "1,000,000".
 pub fn format_count(n: u64) -> String {
     let digits = n.to_string();
@@ -227,6 +236,21 @@ pub fn utc_now() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_from_a_result_format_as_durations_or_as_they_are() {
+        // issue 23: a result.json's `seconds` can hold anything; formatting never panics.
+        let cases: &[(f64, &str)] = &[
+            (5.008, "5.008s"),
+            (90.0, "1m30s"),
+            (0.0, "0s"),
+            (-9.223372036854776e18, "-9223372036854776000 s"),
+            (1e20, "100000000000000000000 s"),
+        ];
+        for (seconds, shown) in cases {
+            assert_eq!(format_seconds(*seconds), *shown, "{seconds}");
+        }
+    }
 
     #[test]
     fn durations_parse_as_scenario_files_write_them() {

@@ -10,7 +10,7 @@ use std::fmt::Write;
 use super::result::{PhaseReport, RunReport, RunStatus};
 use super::svg::{Chart, Scale, Series, escape, render};
 use crate::config::units::format_bytes;
-use crate::config::units::format_duration;
+use crate::config::units::format_seconds;
 use crate::report::result::Level;
 use crate::scenario::plan::Benchmark;
 
@@ -152,7 +152,7 @@ fn header(s: &mut String, r: &RunReport) {
 }
 
 fn summary_table(s: &mut String, ph: &PhaseReport) {
-    let dur = format_duration(std::time::Duration::from_secs_f64(ph.summary.seconds));
+    let dur = format_seconds(ph.summary.seconds);
     let kind = if ph.recorded {
         "recorded"
     } else {

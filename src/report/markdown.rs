@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::result::{PhaseReport, RunReport, RunStatus};
 use crate::config::units::format_bytes;
-use crate::config::units::{format_count, format_duration};
+use crate::config::units::{format_count, format_seconds};
 
 pub fn summary(r: &RunReport) -> String {
     let mut s = String::new();
@@ -148,7 +148,7 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
     } else {
         "not recorded"
     };
-    let dur = format_duration(std::time::Duration::from_secs_f64(ph.summary.seconds));
+    let dur = format_seconds(ph.summary.seconds);
     let partial = if ph.completed { "" } else { ", stopped early" };
     let _ = writeln!(s, "\n## {} ({kind}, {dur}{partial})\n", ph.name);
     let _ = writeln!(

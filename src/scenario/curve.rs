@@ -10,6 +10,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::bounds::scale_ms;
 use crate::config::error::{Invalid, KeyPath};
 use crate::config::units::parse_duration;
 use crate::curve::CurveSpec;
@@ -62,7 +63,9 @@ impl PlanCurve {
             } else {
                 0
             };
-        self.settle_ms + self.max_duration_ms + runs * (self.settle_ms + self.point_duration_ms)
+        let each = self.settle_ms.saturating_add(self.point_duration_ms);
+        (self.settle_ms.saturating_add(self.max_duration_ms))
+            .saturating_add(runs.saturating_mul(each))
     }
 
     /// `drivebench plan`'s lines for the curve, starting `offset_ms` after the first phase.
@@ -170,7 +173,7 @@ fn resolve_one(c: &CurveSection, key: &KeyPath, time_scale: f64) -> Result<PlanC
         if d.is_zero() && !zero_ok {
             return Err(Invalid::new(key.key(name), "must be longer than zero"));
         }
-        Ok::<u64, Invalid>((d.as_secs_f64() * 1000.0 * time_scale).round() as u64)
+        scale_ms(d, time_scale, &key.key(name))
     };
     let point_duration_ms = duration(&c.point_duration, "point_duration", 60, false)?.max(1);
     let settle_ms = duration(&c.settle, "settle", 10, true)?;

@@ -41,7 +41,7 @@ pub(super) fn resolve(
             ));
         }
         let d = positive_duration(&p.duration, k.key("duration"))?;
-        let duration_ms = scale_ms(d, time_scale).max(1);
+        let duration_ms = scale_ms(d, time_scale, &k.key("duration"))?.max(1);
         let steady = match (p.until.unwrap_or(PhaseUntil::Duration), &p.steady) {
             (PhaseUntil::Duration, None) => None,
             (PhaseUntil::Duration, Some(_)) => {
@@ -63,7 +63,7 @@ pub(super) fn resolve(
             record: p.record.unwrap_or(true),
             steady,
         });
-        offset += duration_ms;
+        offset = offset.saturating_add(duration_ms);
     }
     Ok(out)
 }
@@ -78,7 +78,7 @@ fn steady(
     let key = k.key("steady");
     let round_text = s.and_then(|s| s.round.as_deref()).unwrap_or(DEFAULT_ROUND);
     let round = positive_duration(round_text, key.key("round"))?;
-    let round_ms = scale_ms(round, time_scale).max(1);
+    let round_ms = scale_ms(round, time_scale, &key.key("round"))?.max(1);
     if !round_ms.is_multiple_of(report_interval_ms) {
         return Err(Invalid::new(
             key.key("round"),

@@ -39,7 +39,8 @@ pub fn resolve(
         Some(text) => positive_duration(text, root.key("report_interval"))?,
         None => Duration::from_secs(10),
     };
-    let report_interval_ms = (scale_ms(interval, time_scale)).max(MIN_REPORT_INTERVAL_MS);
+    let report_interval_ms =
+        scale_ms(interval, time_scale, &root.key("report_interval"))?.max(MIN_REPORT_INTERVAL_MS);
     let seed = match file.seed {
         Some(s) if s < 0 => {
             return Err(Invalid::new(
@@ -184,7 +185,9 @@ fn estimate(
         * (shards * crate::metrics::SHARD_BYTES_ESTIMATE
             + u64::from(workload.connections()) * 256 * 1024
             + u64::from(workload.clients) * 8 * 1024);
-    let phases_total_ms = phases.iter().map(|p| p.duration_ms).sum();
+    let phases_total_ms = phases
+        .iter()
+        .fold(0u64, |sum, p| sum.saturating_add(p.duration_ms));
     Estimates {
         data_bytes_per_instance,
         data_bytes_total: data_bytes_per_instance * instances.len() as u64,

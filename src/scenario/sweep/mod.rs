@@ -177,7 +177,7 @@ fn scaled_ms(
     if d.is_zero() && !zero_ok {
         return Err(bad(key, name, "must be longer than zero"));
     }
-    let ms = (d.as_secs_f64() * 1000.0 * time_scale).round() as u64;
+    let ms = super::bounds::scale_ms(d, time_scale, &key.key(name))?;
     Ok(if zero_ok { ms } else { ms.max(MIN_POINT_MS) })
 }
 
