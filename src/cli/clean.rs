@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::{CliError, EXIT_OK};
 use crate::config::units::format_bytes;
 use crate::engines::EngineKind;
-use crate::engines::server::has_exited;
+use crate::engines::server::owner::running_server;
 use crate::report::live::stdout_text;
 use crate::scenario::sweep::DEFAULT_FILE;
 use crate::target::leftovers::{self, Found, Leftover};
@@ -170,12 +170,7 @@ fn listing(target: &Path, s: &Survey, removing: bool) -> String {
 fn in_use(l: &Leftover) -> Option<String> {
     let pid_files = EngineKind::ALL.iter().filter_map(|k| k.ops().pid_file);
     for rel in pid_files {
-        let text = std::fs::read_to_string(l.path.join(rel)).unwrap_or_default();
-        let pid = text
-            .lines()
-            .next()
-            .and_then(|p| p.trim().parse::<u32>().ok());
-        if let Some(pid) = pid.filter(|&p| !has_exited(p)) {
+        if let Some(pid) = running_server(&l.path, rel) {
             return Some(format!(
                 "{}: a server runs there (pid {pid}, from {rel})",
                 l.path.display()

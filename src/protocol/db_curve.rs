@@ -208,29 +208,26 @@ impl CurveRun<'_> {
             for (a, r) in all.iter_mut().zip(q) {
                 a.merge(r);
             }
+            let name = &self.plan.db.instances[i].name;
+            let summary = summary_of(q, self.kinds, m.seconds);
             if let Some(live) = self.live {
-                let name = &self.plan.db.instances[i].name;
-                live.interval(name, &summary_of(q, self.kinds, m.seconds));
+                live.interval(name, &summary);
             }
             per_instance.push(InstancePoint {
-                instance: self.plan.db.instances[i].name.clone(),
-                figures: figures(q, self.kinds, m.seconds, targets.get(i).copied()),
+                instance: name.clone(),
+                figures: figures(q, &summary, m.seconds, targets.get(i).copied()),
             });
         }
         let target = (!targets.is_empty()).then(|| targets.iter().sum());
-        let mut total = figures(&all, self.kinds, m.seconds, target);
+        let summary = summary_of(&all, self.kinds, m.seconds);
+        let mut total = figures(&all, &summary, m.seconds, target);
         total.sustainable &= per_instance.iter().all(|p| p.figures.sustainable);
         if let (Some(live), Some(t)) = (self.live, &m.telemetry) {
             live.telemetry(t);
         }
-        let telemetry = m.telemetry.clone().map(|t| {
-            // A rate was set on every point but the max run: late starts count there.
-            PhaseTelemetry::of_span(
-                t,
-                &summary_of(&all, self.kinds, m.seconds),
-                target.is_some(),
-            )
-        });
+        // A rate was set on every point but the max run: late wakes count there.
+        let telemetry =
+            (m.telemetry.clone()).map(|t| PhaseTelemetry::of_span(t, &summary, target.is_some()));
         CurvePoint {
             kind,
             pct,
@@ -251,14 +248,8 @@ fn summary_of(quarters: &[Recorded], kinds: &[&str], seconds: f64) -> Summary {
     Summary::from_recorded(&r, kinds, seconds)
 }
 
-/// Figures of four quarters at `target` tx/s (None: closed loop).
-fn figures(
-    quarters: &[Recorded],
-    kinds: &[&str],
-    seconds: f64,
-    target: Option<f64>,
-) -> PointFigures {
-    let s = summary_of(quarters, kinds, seconds);
+/// Figures of four quarters (`s` their summary) at `target` tx/s (None: closed loop).
+fn figures(quarters: &[Recorded], s: &Summary, seconds: f64, target: Option<f64>) -> PointFigures {
     let lag_ms = |q: Option<&Recorded>| q.map_or(0.0, |q| q.start_lag.mean() / 1000.0);
     let backlog = target.map(|t| {
         Backlog::judge(
@@ -273,8 +264,8 @@ fn figures(
         target_tps: target,
         achieved_tps: s.tps,
         transactions: s.transactions,
-        latency_ms: s.latency_ms,
-        service_ms: s.service_ms,
+        latency_ms: s.latency_ms.clone(),
+        service_ms: s.service_ms.clone(),
         errors: s.errors,
         sustainable: backlog.is_none_or(|b| b.sustainable),
         backlog,

@@ -58,7 +58,7 @@ pub fn release(dir: &Path) {
 /// (`pid_file`, relative to `dir`) names a live process, the owner file names that same
 /// process, and the drivebench that owned it is gone. Anything else is left as it is.
 pub fn reap_orphan(dir: &Path, pid_file: &str) -> Result<Option<Orphan>, InUse> {
-    let Some(server_pid) = first_pid(&dir.join(pid_file)).filter(|&p| !has_exited(p)) else {
+    let Some(server_pid) = running_server(dir, pid_file) else {
         return Ok(None);
     };
     let Some((owner_pid, owned_pid)) = owner(dir) else {
@@ -106,9 +106,11 @@ fn wait_gone(pid: u32, limit: Duration) -> bool {
     has_exited(pid)
 }
 
-fn first_pid(path: &Path) -> Option<u32> {
-    let text = std::fs::read_to_string(path).ok()?;
-    text.lines().next()?.trim().parse().ok()
+/// The live process the pid file `pid_file` (relative to `dir`, pid on its first line) names.
+pub fn running_server(dir: &Path, pid_file: &str) -> Option<u32> {
+    let text = std::fs::read_to_string(dir.join(pid_file)).ok()?;
+    let pid: u32 = text.lines().next()?.trim().parse().ok()?;
+    (!has_exited(pid)).then_some(pid)
 }
 
 /// (drivebench's pid, the server's pid) from the owner file in `dir`.
