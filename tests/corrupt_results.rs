@@ -1,6 +1,6 @@
 //! Issue 23: a result.json that is empty, cut short, of another shape, from a future
 //! drivebench, not UTF-8, with a number no integer field holds, a directory, or absent, given
-//! to `report`, `compare` and `check`: exit 2 with an error naming the file, never a panic.
+//! to `report`, `compare`, `check` and `merge`: exit 2 with an error naming the file, never a panic.
 
 mod common;
 
@@ -93,6 +93,28 @@ fn compare_refuses_each_broken_result_naming_the_file() {
         let args = [
             "compare",
             FIXTURE,
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        assert_refused(&args, &dir, why);
+        assert!(!out.exists(), "nothing written");
+    }
+}
+
+#[test]
+fn merge_refuses_each_broken_result_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = run_dir(
+        tmp.path(),
+        "good",
+        &std::fs::read(root().join(FIXTURE)).unwrap(),
+    );
+    let out = tmp.path().join("merged");
+    for (dir, why) in broken_runs(tmp.path()) {
+        let args = [
+            "merge",
+            good.to_str().unwrap(),
             dir.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod curve;
 pub mod docs;
 pub mod logging;
+pub mod merge;
 pub mod plan;
 pub mod report;
 pub mod run;
@@ -80,6 +81,17 @@ pub enum Command {
     Clean(clean::Args),
     /// Print a reference page in markdown: every command and option, or every scenario key.
     Docs(docs::Args),
+    /// Merge several hosts' runs of the same scenario into one run directory.
+    ///
+    /// Per phase: TPS and TPC-C tpmC/NOPM summed, latency percentiles from the hosts'
+    /// histograms merged (never a mean of percentiles), per-host and per-instance rows (named
+    /// HOST/INSTANCE), series on one clock, the common window, every host's checks. Warns when
+    /// the hosts' starts differ by more than one report interval or a clock offset is unknown
+    /// or large. The result is an ordinary run directory: `report` and `compare` take it.
+    ///
+    /// Exit codes: 0 merged; 2 a result.json unreadable, runs of different workloads (unless
+    /// --force), or the output directory already holding results.
+    Merge(merge::Args),
 }
 
 /// What `run` and `plan` share: the scenario and the ways to adjust it.
@@ -163,6 +175,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Sweep(a) => sweep::sweep(*a).await,
         Command::Docs(a) => docs::docs(a),
         Command::Clean(a) => clean::clean(a),
+        Command::Merge(a) => merge::merge(a),
     };
     match result {
         Ok(code) => code,

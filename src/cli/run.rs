@@ -39,6 +39,12 @@ pub struct Args {
     /// the run's figures; never passwords).
     #[arg(long, requires = "metrics_listen")]
     pub metrics_listen_public: bool,
+    /// Start the phase clock at TIME: RFC 3339 (e.g. 2026-12-02T10:00:00Z) or +DURATION from
+    /// now (e.g. +90s). Loading and connecting happen first; a host ready by TIME waits, one
+    /// that is not starts at once and records how late (result.json `clock`). For runs on
+    /// several hosts that `drivebench merge` combines.
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
 }
 
 pub use crate::config::units::utc_now;
@@ -63,6 +69,7 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         .map(|addr| serve::bind(addr, args.metrics_listen_public))
         .transpose()
         .map_err(|e| CliError::Invalid(e.to_string()))?;
+    let start_at = start_at(args)?;
     let findings = preflight::check(&plan);
     if let Some(f) = findings.iter().find(|f| f.level == preflight::Level::Error) {
         return Err(CliError::Invalid(format!(
@@ -117,6 +124,7 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         cancel: &cancel,
         telemetry: protocol::telemetry::Telemetry::wanted(!args.no_telemetry),
         live: live.as_ref().map(|(m, _)| &**m),
+        start_at,
     };
     let ending = protocol::run(&plan, &mut ctx).await;
     stop_signals.abort();
@@ -133,6 +141,15 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     crate::report::live::closing_text(&crate::report::markdown::summary(&report));
     crate::report::live::closing_text(&format!("\nResults: {}\n", out.display()));
     Ok(code)
+}
+
+/// `--start-at` as an instant.
+fn start_at(args: &Args) -> Result<Option<std::time::SystemTime>, CliError> {
+    args.start_at
+        .as_deref()
+        .map(|t| crate::config::units::parse_start_at(t, std::time::SystemTime::now()))
+        .transpose()
+        .map_err(|e| CliError::Invalid(format!("--start-at: {e}")))
 }
 
 /// Serve the run's live metrics on `listener` until the returned token is cancelled.

@@ -340,6 +340,7 @@ async fn run_sweep(
     let run_dir = dir.path.clone();
     let stop_signals = super::stop_on_signal(cancel.clone(), "stopping the I/O", false, run_dir);
     let mut ctx = protocol::RunCtx {
+        start_at: None,
         report,
         dir,
         console,

@@ -31,6 +31,10 @@ pub enum UnitError {
     Percent(String),
     #[error("percentage {0:?} must be above 0% and at most 100%")]
     PercentRange(String),
+    #[error(
+        "invalid time {0:?}; expected RFC 3339 (e.g. \"2026-12-02T10:00:00Z\" or \"2026-12-02T11:00:00+01:00\") or \"+DURATION\" from now (e.g. \"+90s\")"
+    )]
+    Time(String),
 }
 
 /// Parse a duration such as `"90s"`, `"2h"`, `"1h30m"`, `"250ms"` or `"1.5s"`; spaces may
@@ -233,9 +237,91 @@ pub fn utc_now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
+/// An instant as RFC 3339 UTC with milliseconds, e.g. "2026-12-02T10:00:00.250Z".
+pub fn format_utc_ms(t: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}
+
+/// An RFC 3339 instant: UTC ("Z") or with a numeric offset ("+01:00"), fractions allowed.
+pub fn parse_utc(text: &str) -> Result<std::time::SystemTime, UnitError> {
+    let bad = || UnitError::Time(text.to_string());
+    let t = text.trim();
+    let split = t.len().checked_sub(6).filter(|&i| {
+        let tail = t.as_bytes().get(i..).unwrap_or_default();
+        matches!(tail.first(), Some(b'+' | b'-')) && tail.get(3) == Some(&b':')
+    });
+    let Some(i) = split else {
+        return humantime::parse_rfc3339_weak(t.strip_suffix('Z').unwrap_or(t)).map_err(|_| bad());
+    };
+    let (local, offset) = t.split_at(i);
+    let hours: u64 = offset
+        .get(1..3)
+        .and_then(|h| h.parse().ok())
+        .ok_or_else(bad)?;
+    let minutes: u64 = offset
+        .get(4..6)
+        .and_then(|m| m.parse().ok())
+        .ok_or_else(bad)?;
+    let shift = Duration::from_secs(hours * 3600 + minutes * 60);
+    let at = humantime::parse_rfc3339_weak(local).map_err(|_| bad())?;
+    match offset.as_bytes()[0] {
+        b'+' => at.checked_sub(shift),
+        _ => at.checked_add(shift),
+    }
+    .ok_or_else(bad)
+}
+
+/// `--start-at`: an RFC 3339 instant, or `+DURATION` counted from `now`.
+pub fn parse_start_at(
+    text: &str,
+    now: std::time::SystemTime,
+) -> Result<std::time::SystemTime, UnitError> {
+    match text.trim().strip_prefix('+') {
+        Some(d) => {
+            let d = parse_duration(d).map_err(|_| UnitError::Time(text.to_string()))?;
+            now.checked_add(d)
+                .ok_or_else(|| UnitError::Time(text.to_string()))
+        }
+        None => parse_utc(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn start_times_are_rfc3339_or_from_now() {
+        let now = humantime::parse_rfc3339("2026-12-02T10:00:00Z").unwrap();
+        let at = |s| parse_start_at(s, now).map(format_utc_ms);
+        assert_eq!(at("+90s").unwrap(), "2026-12-02T10:01:30.000Z");
+        assert_eq!(
+            at("2026-12-02T10:05:00Z").unwrap(),
+            "2026-12-02T10:05:00.000Z"
+        );
+        assert_eq!(
+            at("2026-12-02T10:05:00.5Z").unwrap(),
+            "2026-12-02T10:05:00.500Z"
+        );
+        assert_eq!(
+            at("2026-12-02T11:05:00+01:00").unwrap(),
+            "2026-12-02T10:05:00.000Z"
+        );
+        assert_eq!(
+            at("2026-12-02T08:35:00-01:30").unwrap(),
+            "2026-12-02T10:05:00.000Z"
+        );
+        for bad in [
+            "",
+            "+",
+            "+90",
+            "tomorrow",
+            "2026-13-02T10:00:00Z",
+            "2026-12-02T10:00:00+1:00",
+        ] {
+            assert!(matches!(at(bad), Err(UnitError::Time(_))), "{bad}");
+        }
+    }
 
     #[test]
     fn seconds_from_a_result_format_as_durations_or_as_they_are() {

@@ -4,6 +4,7 @@
 //! shard's data for a spare once per interval and merges; recording never allocates.
 
 pub mod histogram;
+pub mod rebuild;
 pub mod summary;
 
 use std::collections::BTreeMap;

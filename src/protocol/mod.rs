@@ -18,6 +18,7 @@ pub mod preflight;
 pub mod recheck;
 pub mod servers;
 mod stall;
+mod start_at;
 mod steady;
 pub mod sweeps;
 pub mod telemetry;
@@ -66,6 +67,8 @@ pub struct RunCtx<'a> {
     pub telemetry: telemetry::Telemetry,
     /// The live metrics served while the run lasts (`--metrics-listen`).
     pub live: Option<&'a crate::exporter::LiveMetrics>,
+    /// `run --start-at`: the phase clock starts at this instant (loaded and connected before).
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.

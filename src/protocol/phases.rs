@@ -13,6 +13,7 @@ use super::stall::StallWatch;
 use super::steady::SteadyTrack;
 use super::{Ending, RunCtx, Stage};
 use crate::clients::fleet::{Fleet, Wake};
+use crate::metrics::rebuild::PhaseHistograms;
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{Recorded, histogram};
 use crate::report::live::interval_line;
@@ -74,7 +75,12 @@ pub async fn run_phases(
         plan.db.phases.len()
     ));
     hooks.before_start().await;
+    let waited = match super::start_at::wait(ctx).await {
+        Ok(w) => w,
+        Err(ending) => return ending,
+    };
     let t0 = fleet.start();
+    ctx.report.clock = Some(super::start_at::started(waited));
     if let Some(probe) = ctx.telemetry.probe() {
         probe.restart();
     }
@@ -300,6 +306,7 @@ fn close_phase(
             instance: plan.db.instances[i].name.clone(),
             summary: Summary::from_recorded(r, kinds, seconds),
             histogram: histogram::encode(&r.response_total()),
+            histograms: Some(PhaseHistograms::of(r)),
         });
     }
     let refs: Vec<&Summary> = per_instance.iter().map(|p| &p.summary).collect();

@@ -30,6 +30,9 @@ pub fn summary(r: &RunReport) -> String {
     if r.phases.is_empty() && p.database.is_some() {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
+    if let Some(m) = &r.merge {
+        super::merge::model::markdown(&mut s, m);
+    }
     super::server_settings::markdown(&mut s, &r.instances);
     super::curves::markdown(&mut s, &r.curves);
     checks(&mut s, r);

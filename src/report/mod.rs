@@ -2,6 +2,7 @@
 //! every phase), series.csv (appended as intervals close), summary.md, report.html (inline SVG
 //! charts, self-contained), the server settings in effect both show, and the live console.
 
+pub mod clock;
 pub mod compare;
 pub mod curves;
 #[cfg(test)]
@@ -13,6 +14,7 @@ mod html_telemetry;
 mod html_tpcc;
 pub mod live;
 pub mod markdown;
+pub mod merge;
 pub mod result;
 pub mod server_settings;
 pub mod stats;

@@ -54,6 +54,14 @@ pub struct RunReport {
     /// The devices under the target that telemetry read, as resolved when the phases began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_stack: Option<crate::telemetry::Devices>,
+    /// When the phase clock started, against `--start-at` when given, and the host clock's
+    /// state then; absent before the phases began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<super::clock::ClockReport>,
+    /// A run made by `drivebench merge` of several hosts' runs: the hosts, their clocks and
+    /// each phase's figures per host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<super::merge::model::MergeReport>,
 }
 
 impl RunReport {
@@ -77,6 +85,8 @@ impl RunReport {
             checked_at: None,
             curves: Vec::new(),
             device_stack: None,
+            clock: None,
+            merge: None,
             warnings: Vec::new(),
         }
     }
@@ -173,6 +183,10 @@ pub struct InstancePhase {
     pub summary: Summary,
     /// This instance's response-time histogram (same encoding as the phase's).
     pub histogram: String,
+    /// The rest of its histograms (per kind, service time, start lag), from which `merge`
+    /// rebuilds the phase exactly; absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<crate::metrics::rebuild::PhaseHistograms>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
