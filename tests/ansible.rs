@@ -131,6 +131,39 @@ impl Drop for Loop {
     }
 }
 
+/// The load hosts' scenario: the servers `drivebench up` left on their database host.
+const EXTERNAL: &str = r#"name = "fleet-external"
+report_interval = "1s"
+
+[target]
+path = "{{ drivebench_prefix }}/target"
+
+{% for i in hostvars[drivebench_db_host].drivebench_up.instances %}
+[[instance]]
+engine = "{{ i.engine }}"
+provision = "external"
+url = "{{ i.url }}"
+password_env = "DRIVEBENCH_DB_PASSWORD"
+{% endfor %}
+
+[workload]
+benchmark = "sysbench"
+test = "oltp_read_write"
+tables = 1
+table_size = 2000
+clients = 2
+
+[[phase]]
+name = "precondition"
+duration = "2s"
+record = false
+
+[[phase]]
+name = "sample"
+duration = "5s"
+record = true
+"#;
+
 const SCENARIO: &str = r#"# The fleet test's scenario: {{ inventory_hostname }}.
 name = "fleet-{{ drivebench_engine }}"
 report_interval = "1s"
@@ -310,6 +343,96 @@ fn three_hosts_install_prepare_run_and_merge_over_ssh() {
     );
     let down = playbook(&venv, &inv, "teardown", &[]);
     assert!(down.status.success(), "{}", text(&down.stdout));
+    split_mode(&venv, tmp.path());
+}
+
+/// Load hosts apart from the database host: h1 keeps its MariaDB up (`drivebench up --listen`,
+/// a generated password), h2 and h3 run the clients against it over the network.
+fn split_mode(venv: &Path, dir: &Path) {
+    std::fs::write(dir.join("external.toml.j2"), EXTERNAL).unwrap();
+    let base = std::fs::read_to_string(dir.join("hosts.yml")).unwrap();
+    let head = &base[..base.find("  children:").unwrap()];
+    let d = dir.display();
+    let split = format!(
+        r#"{head}    drivebench_results: {d}/split-results
+    drivebench_load_template: {d}/external.toml.j2
+  children:
+    db_hosts:
+      hosts:
+        h1:
+          ansible_host: 10.231.77.11
+          drivebench_target: {d}/target-split-h1
+    load_hosts:
+      hosts:
+        h2:
+          ansible_host: 10.231.77.12
+          drivebench_db_host: h1
+        h3:
+          ansible_host: 10.231.77.13
+          drivebench_db_host: h1
+"#
+    );
+    let inv = dir.join("split.yml");
+    std::fs::write(&inv, split).unwrap();
+    let prepared = playbook(venv, &inv, "prepare_target", &[]);
+    assert!(prepared.status.success(), "{}", text(&prepared.stdout));
+    // Verbose: every result is printed, so a password not hidden by no_log would show.
+    let run = playbook(venv, &inv, "run", &["-v"]);
+    let said = text(&run.stdout);
+    assert!(run.status.success(), "{said}");
+    let results = dir.join("split-results");
+    let id = std::fs::read_dir(&results)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let merged = read_json(&id.join("merged/result.json"));
+    let labels: Vec<&str> = merged["merge"]["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["h2", "h3"]);
+    for h in ["h2", "h3"] {
+        let r = read_json(&id.join(h).join("result.json"));
+        let url = r["instances"][0]["url"].as_str().unwrap();
+        assert!(url.starts_with("mysql://drivebench@10.231.77.11:"), "{url}");
+        assert_eq!(r["complete"], true, "{}", r["error"]);
+    }
+    // The password went through variables marked no_log (their results hidden), never into
+    // a fetched file; `drivebench down` removed up.json and the password file.
+    let hidden = said.matches("censored").count();
+    assert!(hidden >= 4, "{hidden} results hidden: {said}");
+    for entry in walk(&id) {
+        let t = std::fs::read_to_string(&entry).unwrap_or_default();
+        assert!(
+            !t.contains("DRIVEBENCH_DB_PASSWORD="),
+            "{}",
+            entry.display()
+        );
+    }
+    let up = std::fs::read_dir(dir.join("hosts/h1/up"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert!(!up.join("up.json").exists() && !up.join("password").exists());
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The example template, rendered as run.yml would for a host, is a scenario `plan` accepts.

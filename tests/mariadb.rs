@@ -87,6 +87,7 @@ fn an_external_server_is_used_as_it_is() {
         max_connections: 200,
         max_prepared_stmt_count: 100_000,
         table_open_cache: 400,
+        also_listen: None,
     };
     let server = MysqlInstance::start(
         "external",
@@ -564,6 +565,7 @@ fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
         max_connections: 200,
         max_prepared_stmt_count: 100_000,
         table_open_cache: 400,
+        also_listen: None,
     };
     let server = MysqlInstance::start(
         "tpcc",

@@ -223,6 +223,7 @@ fn mariadb_with_a_password_account(
         max_connections: 200,
         max_prepared_stmt_count: 100_000,
         table_open_cache: 400,
+        also_listen: None,
     };
     let server =
         MysqlInstance::start("external", dir, &settings, Duration::from_secs(120)).unwrap();

@@ -57,7 +57,12 @@ remove_hosts() {
         ip netns pids "$ns" | xargs -r kill -TERM 2>/dev/null || true
         sleep 0.5
         ip netns pids "$ns" | xargs -r kill -KILL 2>/dev/null || true
-        ip netns delete "$ns"
+        ip netns delete "$ns" || true
+    done
+    # A namespace outlives its name while a process is still in it: delete the veth pairs
+    # from this side, which removes both ends wherever the other is.
+    for link in $(ip -o link show | awk -F': ' '$2 ~ /^vfl[0-9]+@/ {split($2, a, "@"); print a[1]}'); do
+        ip link delete "$link" 2>/dev/null || true
     done
     ip link delete "$BRIDGE" 2>/dev/null || true
 }

@@ -14,6 +14,7 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod sweep;
+pub mod up;
 
 use clap::{Parser, Subcommand};
 
@@ -92,6 +93,22 @@ pub enum Command {
     /// Exit codes: 0 merged; 2 a result.json unreadable, runs of different workloads (unless
     /// --force), or the output directory already holding results.
     Merge(merge::Args),
+    /// Start a scenario's private servers on the target, load and check them as `run` would,
+    /// and leave them running for clients on other hosts (`provision = "external"` there).
+    ///
+    /// Writes DIR/up.json (each instance's URL and pid; never a password). With --listen ADDR
+    /// (MariaDB/MySQL) the servers also listen on ADDR and every login from the network needs
+    /// a generated password, kept in DIR/password (mode 0600). `drivebench down DIR` stops
+    /// them; their data stays on the target (`drivebench clean` removes it).
+    ///
+    /// Exit codes: 0 running; 1 a server failed to start or load (those started are stopped);
+    /// 2 invalid input, an external or embedded instance, or DIR already holding up.json.
+    Up(up::UpArgs),
+    /// Stop the servers `drivebench up --out DIR` left running.
+    ///
+    /// Exit codes: 0 stopped (or already not running); 1 one had to be killed; 2 DIR holds no
+    /// up.json.
+    Down(up::DownArgs),
 }
 
 /// What `run` and `plan` share: the scenario and the ways to adjust it.
@@ -176,6 +193,8 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Docs(a) => docs::docs(a),
         Command::Clean(a) => clean::clean(a),
         Command::Merge(a) => merge::merge(a),
+        Command::Up(a) => up::up(a).await,
+        Command::Down(a) => up::down(a),
     };
     match result {
         Ok(code) => code,

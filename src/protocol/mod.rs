@@ -23,6 +23,7 @@ mod steady;
 pub mod sweeps;
 pub mod telemetry;
 mod tpcc;
+pub mod up;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

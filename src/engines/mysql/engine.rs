@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use super::server::{MysqlInstance, MysqlSettings};
 use super::{MysqlConfig, MysqlConnector};
 use crate::config::{Invalid, KeyPath};
-use crate::engines::server::{Demand, LimitError, ProvisionError, START_TIMEOUT, Server};
+use crate::engines::server::{
+    Demand, LimitError, NetworkLogin, ProvisionError, START_TIMEOUT, Server,
+};
 use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
 
 /// Variables recorded with each instance's results.
@@ -77,6 +79,7 @@ fn settings(config: &MysqlConfig, demand: &Demand) -> MysqlSettings {
         max_prepared_stmt_count: (clients * demand.statements_per_client as u64 * 11 / 10 + 1024)
             .min(1_048_576),
         table_open_cache: (tables * clients.min(64) + 400).min(524_288) as u32,
+        also_listen: None,
     }
 }
 
@@ -107,6 +110,39 @@ impl<const MARIADB: bool> Server for MysqlFamily<MARIADB> {
         dir: &Path,
     ) -> Result<MysqlInstance, ProvisionError> {
         MysqlInstance::start(name, dir, &settings(config, demand), START_TIMEOUT)
+    }
+
+    const LISTENS: bool = true;
+
+    fn start_listening(
+        name: &str,
+        config: &MysqlConfig,
+        demand: &Demand,
+        dir: &Path,
+        addr: std::net::IpAddr,
+    ) -> Result<MysqlInstance, ProvisionError> {
+        let settings = MysqlSettings {
+            also_listen: Some(addr),
+            ..settings(config, demand)
+        };
+        MysqlInstance::start(name, dir, &settings, START_TIMEOUT)
+    }
+
+    /// The account `drivebench`@'%' with the password, every privilege (the loader creates
+    /// and drops tables); root stays local with no password.
+    fn network_login(i: &MysqlInstance, addr: std::net::IpAddr, password: &str) -> NetworkLogin {
+        let host = match addr {
+            std::net::IpAddr::V6(a) => format!("[{a}]"),
+            std::net::IpAddr::V4(a) => a.to_string(),
+        };
+        NetworkLogin {
+            statements: vec![
+                format!("CREATE USER IF NOT EXISTS 'drivebench'@'%' IDENTIFIED BY '{password}'"),
+                format!("ALTER USER 'drivebench'@'%' IDENTIFIED BY '{password}'"),
+                "GRANT ALL PRIVILEGES ON *.* TO 'drivebench'@'%'".to_string(),
+            ],
+            url: format!("mysql://drivebench@{host}:{}/", i.port()),
+        }
     }
 
     fn url(i: &MysqlInstance) -> String {

@@ -63,6 +63,8 @@ pub struct MysqlSettings {
     pub max_connections: u32,
     pub max_prepared_stmt_count: u64,
     pub table_open_cache: u32,
+    /// An address listened on besides 127.0.0.1 (`drivebench up --listen`).
+    pub also_listen: Option<std::net::IpAddr>,
 }
 
 impl Default for MysqlSettings {
@@ -79,6 +81,7 @@ impl Default for MysqlSettings {
             max_connections: 151,
             max_prepared_stmt_count: 16_382,
             table_open_cache: 2_000,
+            also_listen: None,
         }
     }
 }

@@ -45,6 +45,15 @@ pub struct Demand {
     pub statements_per_client: usize,
 }
 
+/// How other hosts log in to a private server opened to the network (`drivebench up --listen`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NetworkLogin {
+    /// Run once, as the local superuser; they hold the password (never logged).
+    pub statements: Vec<String>,
+    /// The URL other hosts connect to (no password).
+    pub url: String,
+}
+
 /// What a server engine provides to the lifecycle the protocol drives.
 pub trait Server: Engine {
     /// A private instance we started (stops itself when dropped).
@@ -56,6 +65,29 @@ pub trait Server: Engine {
         demand: &Demand,
         dir: &Path,
     ) -> Result<Self::Instance, ProvisionError>;
+    /// `drivebench up --listen`: whether this engine's private servers can listen for other
+    /// hosts (else they listen on 127.0.0.1 only, with a trusted local login).
+    const LISTENS: bool = false;
+    /// Start as [`start`](Self::start) does, listening on `addr` as well as 127.0.0.1 (only
+    /// called when [`LISTENS`](Self::LISTENS)).
+    fn start_listening(
+        name: &str,
+        config: &Self::Config,
+        demand: &Demand,
+        dir: &Path,
+        _addr: std::net::IpAddr,
+    ) -> Result<Self::Instance, ProvisionError> {
+        Self::start(name, config, demand, dir)
+    }
+    /// The statements, run as the instance's local superuser, that give the login of
+    /// [`NetworkLogin::url`] the password `password` from any host, and that URL (at `addr`).
+    fn network_login(
+        _i: &Self::Instance,
+        _addr: std::net::IpAddr,
+        _password: &str,
+    ) -> NetworkLogin {
+        NetworkLogin::default()
+    }
     fn url(i: &Self::Instance) -> String;
     /// The password clients of a private instance log in with (none: trusted local login).
     fn password(_i: &Self::Instance) -> Option<String> {

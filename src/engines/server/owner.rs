@@ -83,6 +83,15 @@ pub fn reap_orphan(dir: &Path, pid_file: &str) -> Result<Option<Orphan>, InUse> 
     }))
 }
 
+/// Stop the server the pid file `pid_file` in `dir` names, if it runs (`drivebench down`):
+/// its pid, and whether it had to be killed.
+pub fn stop_running(dir: &Path, pid_file: &str) -> Option<(u32, bool)> {
+    let pid = running_server(dir, pid_file)?;
+    let killed = stop(pid);
+    release(dir);
+    Some((pid, killed))
+}
+
 /// SIGTERM, then SIGKILL after the timeout; true when it had to be killed.
 fn stop(pid: u32) -> bool {
     send_signal(pid, Signal::TERM);

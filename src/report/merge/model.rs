@@ -75,7 +75,7 @@ pub fn markdown(s: &mut String, m: &MergeReport) {
     );
     let _ = writeln!(
         s,
-        "| host | run directory | status | phases started (UTC) | skew s | late s | clock |"
+        "| host | run directory | complete | phases started (UTC) | skew s | late s | clock |"
     );
     let _ = writeln!(s, "|---|---|---|---|---:|---:|---|");
     for h in &m.hosts {

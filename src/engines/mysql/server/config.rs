@@ -79,7 +79,10 @@ pub fn render(
         format!("datadir = {}", quoted(&layout.data)?),
         format!("socket = {}", quoted(&layout.socket)?),
         format!("port = {port}"),
-        "bind-address = 127.0.0.1".to_string(),
+        match settings.also_listen {
+            Some(addr) if !addr.is_loopback() => format!("bind-address = 127.0.0.1,{addr}"),
+            _ => "bind-address = 127.0.0.1".to_string(),
+        },
         format!("pid-file = {}", quoted(&layout.pid_file)?),
         format!("log-error = {}", quoted(&layout.error_log)?),
         "skip-name-resolve".to_string(),
