@@ -456,3 +456,44 @@ fn the_example_scenario_template_renders_to_a_valid_scenario() {
     let out = common::run(&["plan", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// SQL Server hosts cannot be had here: the settings prepare_target.yml applies to them
+/// (mssql-conf, the tempdb move, memory) are checked as rendered text against golden files.
+#[test]
+fn sql_server_settings_render_as_the_golden_files() {
+    let Some(venv) = venv() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let vars = r#"{"drivebench_target_path": "/mnt/dut/drivebench", "drivebench_mssql_memory_mb": 8192,
+        "drivebench_mssql_max_server_memory_mb": 6144, "drivebench_mssql_fua": true}"#;
+    for (template, golden) in [
+        ("mssql-conf.sh.j2", "mssql-conf.sh"),
+        ("tempdb.sql.j2", "tempdb.sql"),
+    ] {
+        let dest = tmp.path().join(golden);
+        let src = root().join("ansible/templates/mssql").join(template);
+        let out = ansible(&venv, "ansible")
+            .args([
+                "localhost",
+                "-c",
+                "local",
+                "-m",
+                "ansible.builtin.template",
+                "-e",
+                vars,
+                "-a",
+            ])
+            .arg(format!("src={} dest={}", src.display(), dest.display()))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        let rendered = std::fs::read_to_string(&dest).unwrap();
+        let expected =
+            std::fs::read_to_string(root().join("tests/data/ansible").join(golden)).unwrap();
+        assert_eq!(rendered, expected, "{golden}");
+    }
+}
