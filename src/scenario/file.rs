@@ -191,8 +191,8 @@ pub struct WorkloadSection {
     /// Attempts of one transaction before a retryable error stops the phase. Default 100.
     pub max_attempts: Option<i64>,
     /// How long an instance may go without a completed transaction or an error before the run
-    /// stops, naming it (a hung or unreachable server), e.g. "60s". Not scaled by
-    /// --time-scale. Default "60s".
+    /// stops, naming it (a hung or unreachable server), e.g. "60s"; counted across phase
+    /// boundaries. Not scaled by --time-scale. Default "60s".
     pub stall_timeout: Option<String>,
     pub tables: Option<i64>,
     pub table_size: Option<i64>,

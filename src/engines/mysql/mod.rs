@@ -46,9 +46,8 @@ impl MysqlConnector {
         let admin = OptsBuilder::from_opts(base.clone())
             .pass(password.map(str::to_string))
             .db_name(None::<String>);
-        let mut conn = Conn::new(admin.clone())
+        let mut conn = setup_conn(admin.clone().into())
             .await
-            .map_err(|e| connect_failed(&base, e))
             .map_err(|e| e.during("connect"))?;
         conn.query_drop(format!(
             "CREATE DATABASE IF NOT EXISTS `{}`",
@@ -82,9 +81,7 @@ impl MysqlConnector {
 
     /// Server variables worth recording with the results.
     pub async fn variables(&self, names: &[&str]) -> Result<Vec<(String, String)>, EngineError> {
-        let mut conn = Conn::new(self.opts.clone())
-            .await
-            .map_err(|e| connect_failed(&self.opts, e))?;
+        let mut conn = setup_conn(self.opts.clone()).await?;
         let mut out = Vec::new();
         for name in names {
             let v: Option<(String, String)> = conn
@@ -244,14 +241,35 @@ impl Session for MysqlSession {
 /// Server error codes that roll back and re-run the transaction (sysbench's ignore list).
 pub const RETRYABLE_CODES: [u16; 3] = [1213, 1205, 1020];
 
+/// A mysql_async connection for the setup, its connection phase bounded as the sessions' are.
+async fn setup_conn(opts: Opts) -> Result<Conn, EngineError> {
+    match tokio::time::timeout(wire::CONNECT_TIMEOUT, Conn::new(opts.clone())).await {
+        Ok(conn) => conn.map_err(|e| connect_failed(&opts, e)),
+        Err(_) => Err(EngineError::new(
+            ErrorClass::Reconnect,
+            "2003",
+            format!(
+                "cannot connect to {}: no answer within {} s",
+                place(&opts),
+                wire::CONNECT_TIMEOUT.as_secs()
+            ),
+        )),
+    }
+}
+
+/// Where `opts` connect: "host:port", or the socket.
+fn place(opts: &Opts) -> String {
+    match opts.socket() {
+        Some(path) => format!("socket {path}"),
+        None => format!("{}:{}", opts.ip_or_hostname(), opts.tcp_port()),
+    }
+}
+
 /// A connection to the server `opts` name that could not be opened: the address and the OS's
 /// reason (code 2003, as the mysql client says "Can't connect"), or the server's refusal
 /// (e.g. 1045 access denied) with the address in front.
 fn connect_failed(opts: &Opts, e: mysql_async::Error) -> EngineError {
-    let place = match opts.socket() {
-        Some(path) => format!("socket {path}"),
-        None => format!("{}:{}", opts.ip_or_hostname(), opts.tcp_port()),
-    };
+    let place = place(opts);
     match e {
         mysql_async::Error::Io(io) => EngineError::cannot_connect("2003", &place, &io),
         other => {

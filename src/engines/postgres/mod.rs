@@ -43,10 +43,15 @@ fn parse_url(url: &str, password: Option<&str>) -> Result<tokio_postgres::Config
     Ok(config)
 }
 
+/// The connection phase (TCP, start-up, authentication) must end within this: a server behind
+/// a network that accepts connections and answers nothing would otherwise hold it forever
+/// (tokio-postgres bounds only the TCP connect, and only when asked).
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 async fn open(config: &tokio_postgres::Config) -> Result<Client, EngineError> {
-    let (client, connection) = config
-        .connect(NoTls)
+    let (client, connection) = tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls))
         .await
+        .map_err(|_| no_answer(config))?
         .map_err(|e| connect_failed(config, e))?;
     tokio::spawn(async move {
         if let Err(e) = connection.await {
@@ -382,6 +387,19 @@ fn connect_failed(config: &tokio_postgres::Config, e: tokio_postgres::Error) -> 
         };
     }
     EngineError::cannot_connect("08001", &place, &e)
+}
+
+/// The connection phase did not end within `CONNECT_TIMEOUT`.
+fn no_answer(config: &tokio_postgres::Config) -> EngineError {
+    EngineError::new(
+        ErrorClass::Reconnect,
+        "08001",
+        format!(
+            "cannot connect to {}: no answer within {} s",
+            place(config),
+            CONNECT_TIMEOUT.as_secs()
+        ),
+    )
 }
 
 fn classify(e: tokio_postgres::Error) -> EngineError {

@@ -26,7 +26,8 @@ const COM_STMT_PREPARE: u8 = 0x16;
 const COM_STMT_EXECUTE: u8 = 0x17;
 const COM_STMT_CLOSE: u8 = 0x19;
 const MORE_RESULTS: u16 = 0x0008;
-const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+/// The connection phase (TCP, greeting, authentication) must end within this.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// LOAD DATA LOCAL INFILE content goes in packets of at most this size.
 const INFILE_PACKET: usize = 1 << 20;
 
@@ -112,7 +113,10 @@ impl Conn {
     pub async fn connect(t: &Target) -> Result<Conn, EngineError> {
         tokio::time::timeout(CONNECT_TIMEOUT, Self::connect_inner(t))
             .await
-            .unwrap_or_else(|_| Err(cannot_connect(t, "no answer within 60 s")))
+            .unwrap_or_else(|_| {
+                let why = format!("no answer within {} s", CONNECT_TIMEOUT.as_secs());
+                Err(cannot_connect(t, why))
+            })
     }
 
     async fn connect_inner(t: &Target) -> Result<Conn, EngineError> {
