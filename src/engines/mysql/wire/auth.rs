@@ -1,5 +1,5 @@
-//! The connection phase: the server's greeting, our handshake response, and the password
-//! proofs of `mysql_native_password` and `caching_sha2_password`.
+//! The connection phase's packets: the server's greeting, our SSLRequest and handshake
+//! response, and the password proofs of `mysql_native_password` and `caching_sha2_password`.
 
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
@@ -11,6 +11,7 @@ pub const LONG_FLAG: u32 = 0x4;
 pub const CONNECT_WITH_DB: u32 = 0x8;
 pub const LOCAL_FILES: u32 = 0x80;
 pub const PROTOCOL_41: u32 = 0x200;
+pub const SSL: u32 = 0x800;
 pub const TRANSACTIONS: u32 = 0x2000;
 pub const SECURE_CONNECTION: u32 = 0x8000;
 pub const MULTI_RESULTS: u32 = 0x2_0000;
@@ -83,16 +84,34 @@ impl Greeting {
     pub fn agreed(&self) -> u32 {
         self.capabilities & WANTED
     }
+
+    /// What we tell the server we use: the agreed capabilities, and TLS when we asked for it.
+    fn ours(&self, tls: bool) -> u32 {
+        self.agreed() | if tls { SSL } else { 0 }
+    }
 }
 
-/// HandshakeResponse41, with the proof for the greeting's plugin.
-pub fn response(g: &Greeting, user: &str, proof: &[u8], db: &str) -> Vec<u8> {
-    let caps = g.agreed();
+/// The fixed head of a handshake response: capabilities, maximum packet, character set.
+fn head(caps: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
     out.extend_from_slice(&caps.to_le_bytes());
     out.extend_from_slice(&(1u32 << 30).to_le_bytes());
     out.push(UTF8MB4);
     out.extend_from_slice(&[0; 23]);
+    out
+}
+
+/// SSLRequest: the head of a handshake response with TLS asked for; the TLS handshake
+/// follows, then the whole response over TLS.
+pub fn ssl_request(g: &Greeting) -> Vec<u8> {
+    head(g.ours(true))
+}
+
+/// HandshakeResponse41, with the proof for the greeting's plugin (after an SSLRequest when
+/// `tls`).
+pub fn response(g: &Greeting, tls: bool, user: &str, proof: &[u8], db: &str) -> Vec<u8> {
+    let caps = g.ours(tls);
+    let mut out = head(caps);
     out.extend_from_slice(user.as_bytes());
     out.push(0);
     if caps & PLUGIN_AUTH_LENENC_DATA != 0 {
@@ -171,7 +190,12 @@ mod tests {
         assert_eq!(g.nonce, b"abcdefghijklmnopqrst");
         assert_eq!(g.plugin, "mysql_native_password");
         assert_eq!(g.capabilities, 0x81bf_f7fe);
-        assert_eq!(g.agreed() & 0x800, 0, "TLS is never asked for");
+        assert_eq!(g.agreed() & SSL, 0, "TLS only when asked for");
+        assert_eq!(ssl_request(&g).len(), 32);
+        assert_eq!(
+            u32::from_le_bytes(ssl_request(&g)[..4].try_into().unwrap()) & SSL,
+            SSL
+        );
         assert!(Greeting::parse(&p[..20]).is_err());
     }
 
