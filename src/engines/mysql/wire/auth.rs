@@ -1,5 +1,7 @@
 //! The connection phase's packets: the server's greeting, our SSLRequest and handshake
-//! response, and the password proofs of `mysql_native_password` and `caching_sha2_password`.
+//! response, the password proofs of `mysql_native_password` and `caching_sha2_password`, and
+//! the password as caching_sha2_password's full authentication sends it (in clear over a
+//! secure connection, else encrypted with the server's RSA public key).
 
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
@@ -161,6 +163,52 @@ pub fn proof(plugin: &str, password: &str, nonce: &[u8]) -> Option<Vec<u8>> {
 
 fn xor(a: &[u8], b: &[u8]) -> Vec<u8> {
     a.iter().zip(b).map(|(x, y)| x ^ y).collect()
+}
+
+/// caching_sha2_password's full authentication on a secure connection (TLS, unix socket):
+/// the password in clear, NUL-terminated.
+pub fn clear_password(password: &str) -> Vec<u8> {
+    let mut out = password.as_bytes().to_vec();
+    out.push(0);
+    out
+}
+
+/// Why the server's RSA public key could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error("not a PEM public key")]
+    Pem,
+    #[error("not an RSA public key the client can use")]
+    Rejected,
+    #[error("the password is too long for the key")]
+    Encrypt,
+}
+
+/// caching_sha2_password's full authentication without TLS: the NUL-terminated password
+/// XOR the nonce (repeated), encrypted with RSA-OAEP (SHA-1, MGF1 with SHA-1, as the server
+/// decrypts it) under the server's public key (`pem`, a SubjectPublicKeyInfo).
+pub fn encrypted_password(password: &str, nonce: &[u8], pem: &[u8]) -> Result<Vec<u8>, KeyError> {
+    use aws_lc_rs::rsa::{OAEP_SHA1_MGF1SHA1, OaepPublicEncryptingKey, PublicEncryptingKey};
+    use rustls::pki_types::SubjectPublicKeyInfoDer;
+    use rustls::pki_types::pem::PemObject;
+    let der = SubjectPublicKeyInfoDer::from_pem_slice(pem).map_err(|_| KeyError::Pem)?;
+    let key = PublicEncryptingKey::from_der(&der)
+        .ok()
+        .and_then(|k| OaepPublicEncryptingKey::new(k).ok())
+        .ok_or(KeyError::Rejected)?;
+    let mut plain = clear_password(password);
+    if !nonce.is_empty() {
+        for (i, b) in plain.iter_mut().enumerate() {
+            *b ^= nonce[i % nonce.len()];
+        }
+    }
+    let mut out = vec![0; key.ciphertext_size()];
+    let n = key
+        .encrypt(&OAEP_SHA1_MGF1SHA1, &plain, &mut out, None)
+        .map_err(|_| KeyError::Encrypt)?
+        .len();
+    out.truncate(n);
+    Ok(out)
 }
 
 #[cfg(test)]

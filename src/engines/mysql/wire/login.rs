@@ -1,8 +1,11 @@
 //! The connection phase after the socket is open: the server's greeting; TLS when the target
 //! asks for it (an SSLRequest, the TLS handshake, then everything else encrypted; a unix
 //! socket stays as it is, local and already secure); the handshake response; and the
-//! authentication exchange: plugin switches and caching_sha2_password's fast path (its full
-//! authentication, which needs TLS or an RSA key exchange, is not done).
+//! authentication exchange: plugin switches, caching_sha2_password's fast path, and its full
+//! authentication, which the server asks for (0x01 0x04) when it has not cached the account
+//! since it started. Full authentication sends the password in clear on a secure connection
+//! and otherwise fetches the server's RSA public key (0x02) and sends the password encrypted
+//! with it, as MySQL's own client does.
 
 use rustls::pki_types::ServerName;
 
@@ -94,6 +97,7 @@ fn tls_failed(t: &Target, e: &dyn std::error::Error) -> EngineError {
 /// The exchange after the handshake response, up to the server's OK.
 async fn authenticate(io: &mut Framed, t: &Target, g: &Greeting) -> Result<(), EngineError> {
     let mut plugin = g.plugin.clone();
+    let mut nonce = g.nonce.clone();
     loop {
         let p = io.read().await.map_err(lost)?;
         match p.first() {
@@ -104,30 +108,51 @@ async fn authenticate(io: &mut Framed, t: &Target, g: &Greeting) -> Result<(), E
                 let mut c = super::packet::Cursor::new(&p[1..]);
                 plugin = String::from_utf8_lossy(c.nul_terminated()).into_owned();
                 let rest = c.rest();
-                let nonce = rest.strip_suffix(&[0]).unwrap_or(rest).to_vec();
+                nonce = rest.strip_suffix(&[0]).unwrap_or(rest).to_vec();
                 let proof = auth::proof(&plugin, &t.password, &nonce)
                     .ok_or_else(|| unsupported_plugin(&plugin, &g.version))?;
                 io.payload().extend(proof);
                 io.send().await.map_err(lost)?;
             }
             // caching_sha2_password: 3 = fast path accepted, OK follows; 4 = full
-            // authentication, which needs TLS or an RSA key exchange.
-            Some(0x01) if plugin == "caching_sha2_password" && p.get(1) == Some(&3) => {}
-            Some(0x01) => {
-                return Err(EngineError::fatal(
-                    "CLIENT",
-                    format!(
-                        "the server asks for full {plugin} authentication of `{}`, which \
-                         drivebench's session client does not do (it needs TLS or an RSA \
-                         key exchange); log in once with the mysql client so the server \
-                         caches the account, or use mysql_native_password",
-                        t.user
-                    ),
-                ));
-            }
+            // authentication.
+            Some(0x01) if plugin == "caching_sha2_password" => match p.get(1) {
+                Some(3) => {}
+                Some(4) => full_authentication(io, t, &nonce).await?,
+                _ => return Err(malformed(Malformed)),
+            },
             _ => return Err(malformed(Malformed)),
         }
     }
+}
+
+/// Request the server's public key.
+const REQUEST_PUBLIC_KEY: u8 = 0x02;
+
+/// caching_sha2_password's full authentication: the password in clear on a secure
+/// connection; otherwise the server's RSA public key is fetched and the password sent
+/// encrypted with it. The server's answer (OK or ERR) is read by the caller.
+async fn full_authentication(io: &mut Framed, t: &Target, nonce: &[u8]) -> Result<(), EngineError> {
+    if io.is_secure() {
+        io.payload().extend(auth::clear_password(&t.password));
+        return io.send().await.map_err(lost);
+    }
+    io.payload().push(REQUEST_PUBLIC_KEY);
+    io.send().await.map_err(lost)?;
+    let p = io.read().await.map_err(lost)?;
+    let key = match p.first() {
+        Some(0x01) => &p[1..],
+        Some(0xff) => return Err(server_error(p)),
+        _ => return Err(malformed(Malformed)),
+    };
+    let encrypted = auth::encrypted_password(&t.password, nonce, key).map_err(|e| {
+        EngineError::fatal(
+            "CLIENT",
+            format!("{}: the server's RSA public key: {e}", t.place()),
+        )
+    })?;
+    io.payload().extend(encrypted);
+    io.send().await.map_err(lost)
 }
 
 #[cfg(test)]

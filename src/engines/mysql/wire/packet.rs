@@ -193,6 +193,12 @@ impl Framed {
         matches!(self.stream, Stream::Tls(_))
     }
 
+    /// Nobody between us and the server can read it: TLS, or a unix socket (local), where
+    /// the server accepts a password in clear.
+    pub fn is_secure(&self) -> bool {
+        matches!(self.stream, Stream::Tls(_) | Stream::Unix(_))
+    }
+
     /// Close the connection mid-exchange (the server abandons the statement).
     pub async fn abort(&mut self) {
         let _ = self.stream.shutdown().await;
