@@ -60,7 +60,9 @@ pub struct InstanceSection {
     pub count: Option<i64>,
     /// Default "local".
     pub provision: Option<Provision>,
-    /// External servers: "mysql://user@host:port/db" (no password in it).
+    /// External servers: "mysql://user@host:port/db" (no password in it). TLS is asked for
+    /// in it: `ssl-mode=` and `ssl-ca=` (MySQL, MariaDB), `sslmode=` and `sslrootcert=`
+    /// (PostgreSQL), `encrypt=` (SQL Server); off by default for MySQL and PostgreSQL.
     pub url: Option<String>,
     /// External servers: environment variable holding the password.
     pub password_env: Option<String>,
