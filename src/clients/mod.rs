@@ -285,16 +285,18 @@ async fn run_transaction<C: Connector, W: Workload>(
                 match e.class {
                     ErrorClass::Retryable => continue,
                     ErrorClass::Reconnect => match reconnect(spec, cancel).await {
-                        Some((s, st)) => {
+                        Ok((s, st)) => {
                             *session = s;
                             *state = st;
                             lock(&spec.shard).reconnects += 1;
                         }
-                        None => {
+                        Err(last) => {
                             let message = format!(
-                                "{} (could not reconnect within {}s)",
+                                "{} (could not reconnect within {} s{})",
                                 e.message,
-                                RECONNECT_WINDOW.as_secs()
+                                RECONNECT_WINDOW.as_secs(),
+                                last.map(|l| format!("; last attempt: {}", l.message))
+                                    .unwrap_or_default()
                             );
                             return Err((EngineError { message, ..e }, attempts));
                         }
@@ -365,21 +367,38 @@ pub async fn open_connection<C: Connector, W: Workload>(
 const RECONNECT_WINDOW: Duration = Duration::from_secs(10);
 
 /// Reconnect with exponential backoff (100 ms doubling to 5 s) for up to `RECONNECT_WINDOW`.
+/// Each attempt is bounded by the time left in the window: a server behind a network that
+/// accepts connections and then answers nothing would otherwise hold one attempt for as long
+/// as the driver waits (tokio-postgres: forever). The last attempt's error when none
+/// succeeded (none when cancelled before the first).
 async fn reconnect<C: Connector, W: Workload>(
     spec: &ClientSpec<C, W>,
     cancel: &CancellationToken,
-) -> Option<(C::Session, W::Client)> {
+) -> Result<(C::Session, W::Client), Option<EngineError>> {
     let mut delay = Duration::from_millis(100);
     let give_up = Instant::now() + RECONNECT_WINDOW;
-    while Instant::now() < give_up {
+    let mut last = None;
+    loop {
+        let pause = delay.min(give_up.saturating_duration_since(Instant::now()));
         tokio::select! {
-            _ = tokio::time::sleep(delay) => {}
-            _ = cancel.cancelled() => return None,
+            _ = tokio::time::sleep(pause) => {}
+            _ = cancel.cancelled() => return Err(last),
         }
-        if let Ok(x) = connect(spec).await {
-            return Some(x);
+        let left = give_up.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(last);
+        }
+        match tokio::time::timeout(left, connect(spec)).await {
+            Ok(Ok(x)) => return Ok(x),
+            Ok(Err(e)) => last = Some(e),
+            Err(_) => {
+                last = Some(EngineError::new(
+                    ErrorClass::Reconnect,
+                    "TIMEOUT",
+                    "no answer to the connection attempt within the window",
+                ));
+            }
         }
         delay = (delay * 2).min(Duration::from_secs(5));
     }
-    None
 }

@@ -3,7 +3,8 @@
 //! workloads and clients see, our own `Value` and `Rows`, errors classified into `ErrorClass`,
 //! `Execution` and its `runner`, named `statements`, and in `driver` the closed sets of
 //! engines (`EngineKind`, the plan's `EngineConfig`), the `Engine` trait, its `EngineOps`
-//! table and `dispatch`, the one `match` on `EngineKind`. `server` is the private-server lifecycle the three server engines share. Nothing here reads
+//! table and `dispatch`, the one `match` on `EngineKind`. `server` is the private-server lifecycle the three server engines share, `tls` the TLS
+//! settings of MySQL and PostgreSQL URLs and their rustls configuration. Nothing here reads
 //! a plan: the protocol hands engines what they need.
 
 mod driver;
@@ -15,6 +16,7 @@ pub mod runner;
 pub mod server;
 pub mod sqlite;
 pub mod statements;
+pub mod tls;
 
 use std::future::Future;
 

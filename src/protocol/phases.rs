@@ -56,8 +56,6 @@ struct Sampled {
     last_tick: Instant,
     /// When result.json last held this phase so far.
     last_saved: Instant,
-    /// When each instance last made progress.
-    watch: StallWatch,
     stop: Option<Ending>,
 }
 
@@ -85,6 +83,13 @@ pub async fn run_phases(
         probe.restart();
     }
     let mut phase_start = t0;
+    // Kept across phase boundaries: a server that stops answering near the end of one phase
+    // is caught in the next, even when each phase is shorter than the stall timeout.
+    let mut watch = StallWatch::new(
+        plan.db.instances.len(),
+        plan.db.workload.stall_timeout_ms,
+        t0,
+    );
     // How much sooner than planned the steady phases so far ended: later phases move up.
     let mut early = Duration::ZERO;
     for phase in &plan.db.phases {
@@ -98,7 +103,7 @@ pub async fn run_phases(
             + Duration::from_millis(phase.start_offset_ms + phase.duration_ms)
                 .saturating_sub(early);
         let clock = (t0, phase_start, planned_end);
-        let sampled = sample_phase(plan, phase, fleet, kinds, clock, ctx).await;
+        let sampled = sample_phase(plan, phase, (fleet, &mut watch), kinds, clock, ctx).await;
         if let Some(b) = bar {
             b.finish();
         }
@@ -141,11 +146,12 @@ pub async fn run_phases(
 }
 
 /// Sample one phase at every report tick until its planned end, steady state, a failure or
-/// cancellation. `clock` is the run's start, this phase's start and its planned end.
+/// cancellation. `clock` is the run's start, this phase's start and its planned end; `watch`
+/// knows when each instance last made progress.
 async fn sample_phase(
     plan: DbPlan<'_>,
     phase: &PlanPhase,
-    fleet: &mut Fleet,
+    (fleet, watch): (&mut Fleet, &mut StallWatch),
     kinds: &'static [&'static str],
     (t0, phase_start, planned_end): (Instant, Instant, Instant),
     ctx: &mut RunCtx<'_>,
@@ -162,11 +168,6 @@ async fn sample_phase(
             .map(|st| SteadyTrack::new(st, plan.report_interval_ms(), phase_start)),
         last_tick: phase_start,
         last_saved: phase_start,
-        watch: StallWatch::new(
-            plan.db.instances.len(),
-            plan.db.workload.stall_timeout_ms,
-            phase_start,
-        ),
         stop: None,
     };
     let mut tick_planned = phase_start;
@@ -177,7 +178,7 @@ async fn sample_phase(
         let secs = (now - s.last_tick).as_secs_f64();
         let at_s = (now - t0).as_secs_f64();
         let recorded = fleet.collect();
-        if let Some((i, stalled)) = s.watch.check(&recorded, now) {
+        if let Some((i, stalled)) = watch.check(&recorded, now) {
             let name = &plan.db.instances[i].name;
             s.stop = Some(Ending::failed_on(Stage::Phases, name, stalled));
         }

@@ -60,7 +60,9 @@ pub struct InstanceSection {
     pub count: Option<i64>,
     /// Default "local".
     pub provision: Option<Provision>,
-    /// External servers: "mysql://user@host:port/db" (no password in it).
+    /// External servers: "mysql://user@host:port/db" (no password in it). TLS is asked for
+    /// in it: `ssl-mode=` and `ssl-ca=` (MySQL, MariaDB), `sslmode=` and `sslrootcert=`
+    /// (PostgreSQL), `encrypt=` (SQL Server); off by default for MySQL and PostgreSQL.
     pub url: Option<String>,
     /// External servers: environment variable holding the password.
     pub password_env: Option<String>,
@@ -191,8 +193,8 @@ pub struct WorkloadSection {
     /// Attempts of one transaction before a retryable error stops the phase. Default 100.
     pub max_attempts: Option<i64>,
     /// How long an instance may go without a completed transaction or an error before the run
-    /// stops, naming it (a hung or unreachable server), e.g. "60s". Not scaled by
-    /// --time-scale. Default "60s".
+    /// stops, naming it (a hung or unreachable server), e.g. "60s"; counted across phase
+    /// boundaries. Not scaled by --time-scale. Default "60s".
     pub stall_timeout: Option<String>,
     pub tables: Option<i64>,
     pub table_size: Option<i64>,

@@ -1,9 +1,13 @@
 //! Helpers shared by the integration tests: the built binary, a scratch directory, rendering a
 //! report in headless Chromium, one TPC-C warehouse loaded and checked (`tpcc`), what a
-//! load-curve run directory must hold (`curve`), and the SQL Server test servers (`mssql`).
+//! load-curve run directory must hold (`curve`), the SQL Server test servers (`mssql`),
+//! MariaDB and PostgreSQL servers started to be attached as external ones (`external`), and
+//! certificates for TLS tests (`certs`).
 #![allow(dead_code)]
 
+pub mod certs;
 pub mod curve;
+pub mod external;
 pub mod mssql;
 pub mod tpcc;
 

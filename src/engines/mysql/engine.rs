@@ -48,7 +48,7 @@ const fn ops(name: &'static str, title: &'static str) -> EngineOps {
         pid_file: Some(super::server::PID_FILE),
         parse_config,
         settings_schema: MysqlConfig::settings_schema,
-        check_url: EngineOps::any_url,
+        check_url: super::url::check_url,
         // InnoDB: about 1.9 GB per 10M-row table, plus the k index.
         estimate_sysbench_bytes: |rows, k| EngineOps::per_row(rows, k, 190, 215),
         estimate_tpcc_bytes: |w| EngineOps::per_warehouse(w, 110_000_000),

@@ -10,6 +10,7 @@
 mod config;
 mod engine;
 pub mod server;
+pub mod url;
 mod wire;
 
 use mysql_async::prelude::Queryable;
@@ -18,6 +19,7 @@ use mysql_async::{Conn, Opts, OptsBuilder};
 pub use config::MysqlConfig;
 pub use engine::{Mariadb, Mysql, MysqlFamily};
 
+use super::tls;
 use super::{
     BulkPath, BulkText, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session,
     StmtId, Value,
@@ -28,7 +30,7 @@ pub const DATABASE: &str = "sbtest";
 
 pub struct MysqlConnector {
     opts: Opts,
-    target: wire::Target,
+    target: wire::login::Target,
     version: String,
     mariadb: bool,
 }
@@ -37,19 +39,25 @@ impl MysqlConnector {
     /// Connect once to `url` (with `password`, never logged), create the database if absent,
     /// and remember the server version.
     pub async fn new(url: &str, password: Option<&str>) -> Result<Self, EngineError> {
-        let base = Opts::from_url(url)
+        let url = url::MysqlUrl::parse(url)
             .map_err(|e| EngineError::fatal("URL", format!("invalid url: {e}")))?;
+        let tls = url
+            .tls
+            .session()
+            .map_err(|e| EngineError::fatal("TLS", e.to_string()))?;
+        let base = url.opts.clone();
         let db = base
             .db_name()
             .map(str::to_string)
             .unwrap_or_else(|| DATABASE.to_string());
         let admin = OptsBuilder::from_opts(base.clone())
             .pass(password.map(str::to_string))
-            .db_name(None::<String>);
-        let mut conn = Conn::new(admin.clone())
+            .db_name(None::<String>)
+            .ssl_opts(url.ssl_opts());
+        let prefer = url.tls.mode == tls::TlsMode::Prefer;
+        let (mut conn, admin) = setup_conn(admin, prefer)
             .await
-            .map_err(|e| connect_failed(&base, e))
-            .map_err(|e| e.during("connect"))?;
+            .map_err(|e| without_tls_hint(e, &url.tls).during("connect"))?;
         conn.query_drop(format!(
             "CREATE DATABASE IF NOT EXISTS `{}`",
             db.replace('`', "``")
@@ -62,13 +70,14 @@ impl MysqlConnector {
             .await
             .map_err(classify)?;
         let _ = conn.disconnect().await;
-        let target = wire::Target {
+        let target = wire::login::Target {
             host: base.ip_or_hostname().to_string(),
             port: base.tcp_port(),
             socket: base.socket().map(str::to_string),
             user: base.user().unwrap_or_default().to_string(),
             password: password.or(base.pass()).unwrap_or_default().to_string(),
             db: db.clone(),
+            tls,
         };
         let opts = admin.db_name(Some(db)).prefer_socket(false).into();
         let version = version.unwrap_or_default();
@@ -82,9 +91,7 @@ impl MysqlConnector {
 
     /// Server variables worth recording with the results.
     pub async fn variables(&self, names: &[&str]) -> Result<Vec<(String, String)>, EngineError> {
-        let mut conn = Conn::new(self.opts.clone())
-            .await
-            .map_err(|e| connect_failed(&self.opts, e))?;
+        let mut conn = connect_within(self.opts.clone()).await?;
         let mut out = Vec::new();
         for name in names {
             let v: Option<(String, String)> = conn
@@ -244,14 +251,81 @@ impl Session for MysqlSession {
 /// Server error codes that roll back and re-run the transaction (sysbench's ignore list).
 pub const RETRYABLE_CODES: [u16; 3] = [1213, 1205, 1020];
 
+/// The setup connection through mysql_async. With `ssl-mode=PREFERRED` a server that offers
+/// no TLS is asked again without it; the options that connected come back with it.
+async fn setup_conn(opts: OptsBuilder, prefer: bool) -> Result<(Conn, OptsBuilder), EngineError> {
+    match connect_within(opts.clone().into()).await {
+        Err(ConnectError(
+            _,
+            Some(mysql_async::Error::Driver(mysql_async::DriverError::NoClientSslFlagFromServer)),
+        )) if prefer => {
+            let plain = opts.ssl_opts(None);
+            let conn = connect_within(plain.clone().into()).await?;
+            Ok((conn, plain))
+        }
+        other => Ok((other?, opts)),
+    }
+}
+
+/// Access denied (1045) on a connection without TLS: MariaDB answers so when
+/// require_secure_transport is on, with nothing about TLS in its message; say it.
+fn without_tls_hint(e: EngineError, tls: &tls::TlsSettings) -> EngineError {
+    if e.code != "1045" || tls.mode != tls::TlsMode::Disable {
+        return e;
+    }
+    EngineError {
+        message: format!(
+            "{} (TLS was not used, ssl-mode={}: MariaDB refuses this way when its \
+             require_secure_transport is ON; set ssl-mode in the url then)",
+            e.message,
+            tls.mode_name()
+        ),
+        ..e
+    }
+}
+
+/// A mysql_async connection, its connection phase bounded as the sessions' are.
+async fn connect_within(opts: Opts) -> Result<Conn, ConnectError> {
+    match tokio::time::timeout(wire::CONNECT_TIMEOUT, Conn::new(opts.clone())).await {
+        Ok(conn) => conn.map_err(|e| ConnectError(opts, Some(e))),
+        Err(_) => Err(ConnectError(opts, None)),
+    }
+}
+
+/// A mysql_async connection that did not open: the driver's error, or none when the server
+/// did not answer in time.
+struct ConnectError(Opts, Option<mysql_async::Error>);
+
+impl From<ConnectError> for EngineError {
+    fn from(ConnectError(opts, e): ConnectError) -> Self {
+        match e {
+            Some(e) => connect_failed(&opts, e),
+            None => EngineError::new(
+                ErrorClass::Reconnect,
+                "2003",
+                format!(
+                    "cannot connect to {}: no answer within {} s",
+                    place(&opts),
+                    wire::CONNECT_TIMEOUT.as_secs()
+                ),
+            ),
+        }
+    }
+}
+
+/// Where `opts` connect: "host:port", or the socket.
+fn place(opts: &Opts) -> String {
+    match opts.socket() {
+        Some(path) => format!("socket {path}"),
+        None => format!("{}:{}", opts.ip_or_hostname(), opts.tcp_port()),
+    }
+}
+
 /// A connection to the server `opts` name that could not be opened: the address and the OS's
 /// reason (code 2003, as the mysql client says "Can't connect"), or the server's refusal
 /// (e.g. 1045 access denied) with the address in front.
 fn connect_failed(opts: &Opts, e: mysql_async::Error) -> EngineError {
-    let place = match opts.socket() {
-        Some(path) => format!("socket {path}"),
-        None => format!("{}:{}", opts.ip_or_hostname(), opts.tcp_port()),
-    };
+    let place = place(opts);
     match e {
         mysql_async::Error::Io(io) => EngineError::cannot_connect("2003", &place, &io),
         other => {

@@ -39,7 +39,7 @@ const OPS: EngineOps = EngineOps {
     pid_file: Some(super::server::PID_FILE),
     parse_config,
     settings_schema: PostgresConfig::settings_schema,
-    check_url: EngineOps::any_url,
+    check_url: super::check_url,
     // Heap tuple (~218 bytes with CHAR padding and line pointer) plus the primary key.
     estimate_sysbench_bytes: |rows, k| EngineOps::per_row(rows, k, 250, 270),
     estimate_tpcc_bytes: |w| EngineOps::per_warehouse(w, 115_000_000),

@@ -12,6 +12,7 @@ pub mod server;
 use bytes::{BufMut, BytesMut};
 use futures_util::StreamExt;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::config::SslMode;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{Client, NoTls, Statement};
@@ -19,9 +20,10 @@ use tokio_postgres::{Client, NoTls, Statement};
 pub use config::PostgresConfig;
 pub use engine::Postgres;
 
+use super::tls::{self, SessionTls, TlsError, TlsMode, TlsSettings};
 use super::{
     BulkPath, BulkText, Connector, EngineError, ErrorClass, Execution, RowChunks, Rows, Session,
-    StmtId, Value,
+    StmtId, UrlProblem, Value,
 };
 
 /// The database drivebench creates and uses on every PostgreSQL instance.
@@ -29,43 +31,102 @@ pub const DATABASE: &str = "sbtest";
 
 pub struct PgConnector {
     config: tokio_postgres::Config,
+    tls: Tls,
     version: String,
 }
 
-/// `postgres://user@host:port/db` into a driver config (the password comes separately).
-fn parse_url(url: &str, password: Option<&str>) -> Result<tokio_postgres::Config, EngineError> {
-    let mut config: tokio_postgres::Config = url
-        .parse()
-        .map_err(|e| EngineError::fatal("URL", format!("invalid url: {e}")))?;
+/// How connections are secured: not at all, or with rustls as the URL's `sslmode` says.
+#[derive(Clone)]
+enum Tls {
+    Off,
+    Rustls(tokio_postgres_rustls::MakeRustlsConnect),
+}
+
+/// What is wrong with a PostgreSQL URL.
+#[derive(Debug, thiserror::Error)]
+pub enum UrlError {
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    #[error("{0}")]
+    Driver(#[from] tokio_postgres::Error),
+}
+
+/// `postgres://user@host:port/db?...` into a driver config (the password comes separately)
+/// and how connections are secured: `sslmode` and `sslrootcert` are taken out and read as
+/// `engines::tls` says, the rest read by tokio-postgres.
+fn parse_url(url: &str, password: Option<&str>) -> Result<(tokio_postgres::Config, Tls), UrlError> {
+    let (settings, rest) = TlsSettings::split_url(url, &tls::POSTGRES)?;
+    let mut config: tokio_postgres::Config = rest.parse()?;
     if let Some(p) = password {
         config.password(p);
     }
-    Ok(config)
+    config.ssl_mode(match settings.mode {
+        TlsMode::Disable => SslMode::Disable,
+        TlsMode::Prefer => SslMode::Prefer,
+        TlsMode::Require | TlsMode::VerifyCa | TlsMode::VerifyFull => SslMode::Require,
+    });
+    let tls = match settings.session()? {
+        SessionTls::Off => Tls::Off,
+        SessionTls::On { config, .. } => Tls::Rustls(
+            tokio_postgres_rustls::MakeRustlsConnect::new((*config).clone()),
+        ),
+    };
+    Ok((config, tls))
 }
 
-async fn open(config: &tokio_postgres::Config) -> Result<Client, EngineError> {
-    let (client, connection) = config
-        .connect(NoTls)
-        .await
-        .map_err(|e| connect_failed(config, e))?;
+/// `EngineOps::check_url` for PostgreSQL.
+pub fn check_url(url: &str) -> Result<(), UrlProblem> {
+    parse_url(url, None).map(|_| ()).map_err(Into::into)
+}
+
+/// The connection phase (TCP, TLS, start-up, authentication) must end within this: a server
+/// behind a network that accepts connections and answers nothing would otherwise hold it
+/// forever (tokio-postgres bounds only the TCP connect, and only when asked).
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+async fn open(config: &tokio_postgres::Config, tls: &Tls) -> Result<Client, EngineError> {
+    let connected = match tls {
+        Tls::Off => spawned(config.connect(NoTls)).await,
+        Tls::Rustls(make) => spawned(config.connect(make.clone())).await,
+    };
+    connected
+        .map_err(|_| no_answer(config))?
+        .map_err(|e| connect_failed(config, e))
+}
+
+/// Connect within `CONNECT_TIMEOUT` and spawn the connection's driver task.
+async fn spawned<S, T>(
+    connecting: impl std::future::Future<
+        Output = Result<(Client, tokio_postgres::Connection<S, T>), tokio_postgres::Error>,
+    >,
+) -> Result<Result<Client, tokio_postgres::Error>, tokio::time::error::Elapsed>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (client, connection) = match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await? {
+        Ok(pair) => pair,
+        Err(e) => return Ok(Err(e)),
+    };
     tokio::spawn(async move {
         if let Err(e) = connection.await {
             tracing::debug!("postgres connection ended: {e}");
         }
     });
-    Ok(client)
+    Ok(Ok(client))
 }
 
 impl PgConnector {
     /// Connect once, create the database if absent, remember the server version.
     pub async fn new(url: &str, password: Option<&str>) -> Result<Self, EngineError> {
-        let mut config = parse_url(url, password)?;
+        let (mut config, tls) = parse_url(url, password)
+            .map_err(|e| EngineError::fatal("URL", format!("invalid url: {e}")))?;
         let db = config
             .get_dbname()
             .filter(|d| !d.is_empty())
             .unwrap_or(DATABASE)
             .to_string();
-        let admin = open(config.clone().dbname("postgres"))
+        let admin = open(config.clone().dbname("postgres"), &tls)
             .await
             .map_err(|e| e.during("connect"))?;
         let exists = admin
@@ -84,12 +145,16 @@ impl PgConnector {
             .map_err(classify)?
             .get(0);
         config.dbname(&db);
-        Ok(PgConnector { config, version })
+        Ok(PgConnector {
+            config,
+            tls,
+            version,
+        })
     }
 
     /// Settings worth recording with the results.
     pub async fn variables(&self, names: &[&str]) -> Result<Vec<(String, String)>, EngineError> {
-        let client = open(&self.config).await?;
+        let client = open(&self.config, &self.tls).await?;
         let mut out = Vec::new();
         for name in names {
             if let Ok(row) = client.query_one(&format!("SHOW {name}"), &[]).await {
@@ -105,7 +170,7 @@ impl Connector for PgConnector {
 
     async fn connect(&self) -> Result<PgSession, EngineError> {
         Ok(PgSession {
-            client: open(&self.config).await?,
+            client: open(&self.config, &self.tls).await?,
             stmts: Vec::new(),
         })
     }
@@ -382,6 +447,19 @@ fn connect_failed(config: &tokio_postgres::Config, e: tokio_postgres::Error) -> 
         };
     }
     EngineError::cannot_connect("08001", &place, &e)
+}
+
+/// The connection phase did not end within `CONNECT_TIMEOUT`.
+fn no_answer(config: &tokio_postgres::Config) -> EngineError {
+    EngineError::new(
+        ErrorClass::Reconnect,
+        "08001",
+        format!(
+            "cannot connect to {}: no answer within {} s",
+            place(config),
+            CONNECT_TIMEOUT.as_secs()
+        ),
+    )
 }
 
 fn classify(e: tokio_postgres::Error) -> EngineError {

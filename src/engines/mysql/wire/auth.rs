@@ -1,5 +1,7 @@
-//! The connection phase: the server's greeting, our handshake response, and the password
-//! proofs of `mysql_native_password` and `caching_sha2_password`.
+//! The connection phase's packets: the server's greeting, our SSLRequest and handshake
+//! response, the password proofs of `mysql_native_password` and `caching_sha2_password`, and
+//! the password as caching_sha2_password's full authentication sends it (in clear over a
+//! secure connection, else encrypted with the server's RSA public key).
 
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
@@ -11,6 +13,7 @@ pub const LONG_FLAG: u32 = 0x4;
 pub const CONNECT_WITH_DB: u32 = 0x8;
 pub const LOCAL_FILES: u32 = 0x80;
 pub const PROTOCOL_41: u32 = 0x200;
+pub const SSL: u32 = 0x800;
 pub const TRANSACTIONS: u32 = 0x2000;
 pub const SECURE_CONNECTION: u32 = 0x8000;
 pub const MULTI_RESULTS: u32 = 0x2_0000;
@@ -83,16 +86,34 @@ impl Greeting {
     pub fn agreed(&self) -> u32 {
         self.capabilities & WANTED
     }
+
+    /// What we tell the server we use: the agreed capabilities, and TLS when we asked for it.
+    fn ours(&self, tls: bool) -> u32 {
+        self.agreed() | if tls { SSL } else { 0 }
+    }
 }
 
-/// HandshakeResponse41, with the proof for the greeting's plugin.
-pub fn response(g: &Greeting, user: &str, proof: &[u8], db: &str) -> Vec<u8> {
-    let caps = g.agreed();
+/// The fixed head of a handshake response: capabilities, maximum packet, character set.
+fn head(caps: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
     out.extend_from_slice(&caps.to_le_bytes());
     out.extend_from_slice(&(1u32 << 30).to_le_bytes());
     out.push(UTF8MB4);
     out.extend_from_slice(&[0; 23]);
+    out
+}
+
+/// SSLRequest: the head of a handshake response with TLS asked for; the TLS handshake
+/// follows, then the whole response over TLS.
+pub fn ssl_request(g: &Greeting) -> Vec<u8> {
+    head(g.ours(true))
+}
+
+/// HandshakeResponse41, with the proof for the greeting's plugin (after an SSLRequest when
+/// `tls`).
+pub fn response(g: &Greeting, tls: bool, user: &str, proof: &[u8], db: &str) -> Vec<u8> {
+    let caps = g.ours(tls);
+    let mut out = head(caps);
     out.extend_from_slice(user.as_bytes());
     out.push(0);
     if caps & PLUGIN_AUTH_LENENC_DATA != 0 {
@@ -144,6 +165,52 @@ fn xor(a: &[u8], b: &[u8]) -> Vec<u8> {
     a.iter().zip(b).map(|(x, y)| x ^ y).collect()
 }
 
+/// caching_sha2_password's full authentication on a secure connection (TLS, unix socket):
+/// the password in clear, NUL-terminated.
+pub fn clear_password(password: &str) -> Vec<u8> {
+    let mut out = password.as_bytes().to_vec();
+    out.push(0);
+    out
+}
+
+/// Why the server's RSA public key could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error("not a PEM public key")]
+    Pem,
+    #[error("not an RSA public key the client can use")]
+    Rejected,
+    #[error("the password is too long for the key")]
+    Encrypt,
+}
+
+/// caching_sha2_password's full authentication without TLS: the NUL-terminated password
+/// XOR the nonce (repeated), encrypted with RSA-OAEP (SHA-1, MGF1 with SHA-1, as the server
+/// decrypts it) under the server's public key (`pem`, a SubjectPublicKeyInfo).
+pub fn encrypted_password(password: &str, nonce: &[u8], pem: &[u8]) -> Result<Vec<u8>, KeyError> {
+    use aws_lc_rs::rsa::{OAEP_SHA1_MGF1SHA1, OaepPublicEncryptingKey, PublicEncryptingKey};
+    use rustls::pki_types::SubjectPublicKeyInfoDer;
+    use rustls::pki_types::pem::PemObject;
+    let der = SubjectPublicKeyInfoDer::from_pem_slice(pem).map_err(|_| KeyError::Pem)?;
+    let key = PublicEncryptingKey::from_der(&der)
+        .ok()
+        .and_then(|k| OaepPublicEncryptingKey::new(k).ok())
+        .ok_or(KeyError::Rejected)?;
+    let mut plain = clear_password(password);
+    if !nonce.is_empty() {
+        for (i, b) in plain.iter_mut().enumerate() {
+            *b ^= nonce[i % nonce.len()];
+        }
+    }
+    let mut out = vec![0; key.ciphertext_size()];
+    let n = key
+        .encrypt(&OAEP_SHA1_MGF1SHA1, &plain, &mut out, None)
+        .map_err(|_| KeyError::Encrypt)?
+        .len();
+    out.truncate(n);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,7 +238,12 @@ mod tests {
         assert_eq!(g.nonce, b"abcdefghijklmnopqrst");
         assert_eq!(g.plugin, "mysql_native_password");
         assert_eq!(g.capabilities, 0x81bf_f7fe);
-        assert_eq!(g.agreed() & 0x800, 0, "TLS is never asked for");
+        assert_eq!(g.agreed() & SSL, 0, "TLS only when asked for");
+        assert_eq!(ssl_request(&g).len(), 32);
+        assert_eq!(
+            u32::from_le_bytes(ssl_request(&g)[..4].try_into().unwrap()) & SSL,
+            SSL
+        );
         assert!(Greeting::parse(&p[..20]).is_err());
     }
 

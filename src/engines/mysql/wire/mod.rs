@@ -3,14 +3,14 @@
 //! receive buffer, and LOAD DATA LOCAL INFILE. A result row the workload does not keep costs a
 //! length check: no packet copy, no per-row allocation and no decode, which is most of the
 //! client's CPU per transaction with a general-purpose driver (sysbench's transactions fetch
-//! about 300 rows each). TCP, or the server's unix socket when the URL names one
-//! (`?socket=PATH`); no TLS. The connection phase speaks `mysql_native_password` and
-//! `caching_sha2_password` (its fast path, which the server allows once the account has logged
-//! in since the server started; the connector's setup connection through mysql_async does
-//! that).
+//! about 300 rows each). TCP (with TLS when the URL's `ssl-mode` asks for it), or the server's
+//! unix socket when the URL names one (`?socket=PATH`). The connection phase (`login`) speaks
+//! `mysql_native_password` and `caching_sha2_password`, its fast path and its full
+//! authentication.
 
 mod auth;
 mod binary;
+pub mod login;
 mod packet;
 
 use std::io;
@@ -19,6 +19,7 @@ use tokio::net::{TcpStream, UnixStream};
 
 use super::RETRYABLE_CODES;
 use crate::engines::{EngineError, ErrorClass, NotPlain, RowChunks, Rows, Value};
+use login::Target;
 use packet::{Cursor, Framed, MAX_PAYLOAD, Malformed, Stream};
 
 const COM_QUERY: u8 = 0x03;
@@ -26,21 +27,10 @@ const COM_STMT_PREPARE: u8 = 0x16;
 const COM_STMT_EXECUTE: u8 = 0x17;
 const COM_STMT_CLOSE: u8 = 0x19;
 const MORE_RESULTS: u16 = 0x0008;
-const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+/// The connection phase (TCP, greeting, authentication) must end within this.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// LOAD DATA LOCAL INFILE content goes in packets of at most this size.
 const INFILE_PACKET: usize = 1 << 20;
-
-/// Where and as whom to connect.
-#[derive(Debug, Clone)]
-pub struct Target {
-    pub host: String,
-    pub port: u16,
-    /// The server's unix socket: used instead of `host` and `port` when set.
-    pub socket: Option<String>,
-    pub user: String,
-    pub password: String,
-    pub db: String,
-}
 
 /// A prepared statement on one connection.
 #[derive(Debug, Clone, Copy)]
@@ -112,7 +102,10 @@ impl Conn {
     pub async fn connect(t: &Target) -> Result<Conn, EngineError> {
         tokio::time::timeout(CONNECT_TIMEOUT, Self::connect_inner(t))
             .await
-            .unwrap_or_else(|_| Err(cannot_connect(t, "no answer within 60 s")))
+            .unwrap_or_else(|_| {
+                let why = format!("no answer within {} s", CONNECT_TIMEOUT.as_secs());
+                Err(cannot_connect(t, why))
+            })
     }
 
     async fn connect_inner(t: &Target) -> Result<Conn, EngineError> {
@@ -130,56 +123,10 @@ impl Conn {
                 Stream::Tcp(s)
             }
         };
-        let mut io = Framed::new(stream);
-        let p = io.read().await.map_err(lost)?;
-        if p.first() == Some(&0xff) {
-            return Err(server_error(p));
-        }
-        let g = auth::Greeting::parse(p).map_err(malformed)?;
-        let Some(proof) = auth::proof(&g.plugin, &t.password, &g.nonce) else {
-            return Err(unsupported_plugin(&g.plugin, &g.version));
-        };
-        io.payload()
-            .extend(auth::response(&g, &t.user, &proof, &t.db));
-        io.send().await.map_err(lost)?;
-        let mut plugin = g.plugin.clone();
-        loop {
-            let p = io.read().await.map_err(lost)?;
-            match p.first() {
-                Some(0x00) => break,
-                Some(0xff) => return Err(server_error(p)),
-                // Auth switch: another plugin, with a new nonce.
-                Some(0xfe) => {
-                    let mut c = Cursor::new(&p[1..]);
-                    plugin = String::from_utf8_lossy(c.nul_terminated()).into_owned();
-                    let nonce = c.rest();
-                    let nonce = nonce.strip_suffix(&[0]).unwrap_or(nonce).to_vec();
-                    let proof = auth::proof(&plugin, &t.password, &nonce)
-                        .ok_or_else(|| unsupported_plugin(&plugin, &g.version))?;
-                    io.payload().extend(proof);
-                    io.send().await.map_err(lost)?;
-                }
-                // caching_sha2_password: 3 = fast path accepted, OK follows; 4 = full
-                // authentication, which needs TLS or an RSA key exchange.
-                Some(0x01) if plugin == "caching_sha2_password" && p.get(1) == Some(&3) => {}
-                Some(0x01) => {
-                    return Err(EngineError::fatal(
-                        "CLIENT",
-                        format!(
-                            "the server asks for full {plugin} authentication of `{}`, which \
-                             drivebench's session client does not do (it needs TLS or an RSA \
-                             key exchange); log in once with the mysql client so the server \
-                             caches the account, or use mysql_native_password",
-                            t.user
-                        ),
-                    ));
-                }
-                _ => return Err(malformed(Malformed)),
-            }
-        }
+        let (io, agreed) = login::login(Framed::new(stream), t).await?;
         Ok(Conn {
             io,
-            deprecate_eof: g.agreed() & auth::DEPRECATE_EOF != 0,
+            deprecate_eof: agreed & auth::DEPRECATE_EOF != 0,
             columns: Vec::new(),
             pending: false,
         })
@@ -430,14 +377,10 @@ impl Conn {
 
 /// MySQL's "can't connect" (CR_CONN_HOST_ERROR): retried like a lost connection.
 fn cannot_connect(t: &Target, why: impl std::fmt::Display) -> EngineError {
-    let place = match &t.socket {
-        Some(path) => format!("socket {path}"),
-        None => format!("{}:{}", t.host, t.port),
-    };
     EngineError::new(
         ErrorClass::Reconnect,
         "2003",
-        format!("cannot connect to {place}: {why}"),
+        format!("cannot connect to {}: {why}", t.place()),
     )
 }
 

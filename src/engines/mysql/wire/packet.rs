@@ -6,15 +6,17 @@ use std::io;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
+use tokio_rustls::client::TlsStream;
 
 /// The largest payload one packet carries; a payload of exactly this size continues in the
 /// next packet.
 pub const MAX_PAYLOAD: usize = 0xFF_FFFF;
 
-/// The connection to the server: TCP, or the server's unix socket on the same host (no TCP/IP
-/// stack on either side).
+/// The connection to the server: TCP, TCP with TLS, or the server's unix socket on the same
+/// host (no TCP/IP stack on either side).
 pub enum Stream {
     Tcp(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
     Unix(UnixStream),
 }
 
@@ -22,6 +24,7 @@ impl Stream {
     async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.read(buf).await,
+            Stream::Tls(s) => s.read(buf).await,
             Stream::Unix(s) => s.read(buf).await,
         }
     }
@@ -29,6 +32,11 @@ impl Stream {
     async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.write_all(buf).await,
+            // Each packet goes out whole: rustls holds what it encrypts until flushed.
+            Stream::Tls(s) => {
+                s.write_all(buf).await?;
+                s.flush().await
+            }
             Stream::Unix(s) => s.write_all(buf).await,
         }
     }
@@ -36,6 +44,7 @@ impl Stream {
     async fn shutdown(&mut self) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.shutdown().await,
+            Stream::Tls(s) => s.shutdown().await,
             Stream::Unix(s) => s.shutdown().await,
         }
     }
@@ -158,6 +167,36 @@ impl Framed {
         }
         self.out = body;
         Ok(())
+    }
+
+    /// Go on over TLS (after an SSLRequest): the handshake on the TCP stream, with `config`,
+    /// checking the certificate against `name`. Nothing may be buffered from before.
+    pub async fn start_tls(
+        self,
+        config: std::sync::Arc<rustls::ClientConfig>,
+        name: rustls::pki_types::ServerName<'static>,
+    ) -> io::Result<Framed> {
+        let Stream::Tcp(tcp) = self.stream else {
+            return Err(io::Error::other("TLS goes over TCP only"));
+        };
+        let tls = tokio_rustls::TlsConnector::from(config)
+            .connect(name, tcp)
+            .await?;
+        Ok(Framed {
+            stream: Stream::Tls(Box::new(tls)),
+            ..self
+        })
+    }
+
+    /// The connection is encrypted.
+    pub fn is_tls(&self) -> bool {
+        matches!(self.stream, Stream::Tls(_))
+    }
+
+    /// Nobody between us and the server can read it: TLS, or a unix socket (local), where
+    /// the server accepts a password in clear.
+    pub fn is_secure(&self) -> bool {
+        matches!(self.stream, Stream::Tls(_) | Stream::Unix(_))
     }
 
     /// Close the connection mid-exchange (the server abandons the statement).
