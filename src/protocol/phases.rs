@@ -73,15 +73,10 @@ pub async fn run_phases(
         plan.db.phases.len()
     ));
     hooks.before_start().await;
-    let waited = match super::start_at::wait(ctx).await {
-        Ok(w) => w,
+    let t0 = match start_clock(fleet, ctx).await {
+        Ok(t0) => t0,
         Err(ending) => return ending,
     };
-    let t0 = fleet.start();
-    ctx.report.clock = Some(super::start_at::started(waited));
-    if let Some(probe) = ctx.telemetry.probe() {
-        probe.restart();
-    }
     let mut phase_start = t0;
     // Kept across phase boundaries: a server that stops answering near the end of one phase
     // is caught in the next, even when each phase is shorter than the stall timeout.
@@ -143,6 +138,18 @@ pub async fn run_phases(
         }
     }
     Ending::Complete
+}
+
+/// Release the clients (at `--start-at`, if given) and start the telemetry with them; the
+/// clock's record goes into the report.
+async fn start_clock(fleet: &mut Fleet, ctx: &mut RunCtx<'_>) -> Result<Instant, Ending> {
+    let waited = super::start_at::wait(ctx).await?;
+    let t0 = fleet.start();
+    ctx.report.clock = Some(super::start_at::started(waited));
+    if let Some(probe) = ctx.telemetry.probe() {
+        probe.restart();
+    }
+    Ok(t0)
 }
 
 /// Sample one phase at every report tick until its planned end, steady state, a failure or
