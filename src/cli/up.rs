@@ -1,14 +1,13 @@
 //! `drivebench up SCENARIO --out DIR [--listen ADDR]` and `drivebench down DIR`: a scenario's
 //! private servers started, loaded and left running for clients on other hosts, then stopped.
 
-use std::io::Write as _;
 use std::net::IpAddr;
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
 use super::{CliError, EXIT_FAILED, EXIT_OK, ScenarioArgs};
+use crate::engines::server::secret::{random_hex, save_password};
 use crate::protocol::preflight;
 use crate::protocol::up::{DownOutcome, UpRecord, UpRequest, down as stop_all, up as start_all};
 use crate::report::live::Console;
@@ -129,27 +128,13 @@ pub fn down(args: DownArgs) -> Result<i32, CliError> {
     Ok(if killed { EXIT_FAILED } else { EXIT_OK })
 }
 
-/// 24 letters and digits from the kernel's random source.
+/// 24 hex digits from the kernel's random source.
 fn generate_password() -> Result<String, CliError> {
-    const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut bytes = [0u8; 24];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
-        .map_err(|e| CliError::Failed(format!("cannot read /dev/urandom for a password: {e}")))?;
-    Ok(bytes
-        .iter()
-        .map(|b| CHARS[usize::from(*b) % CHARS.len()] as char)
-        .collect())
+    random_hex(12)
+        .map_err(|e| CliError::Failed(format!("cannot read /dev/urandom for a password: {e}")))
 }
 
 /// Write `text` to a new file only its owner can read.
 fn write_private(path: &Path, text: &str) -> Result<(), CliError> {
-    let _ = std::fs::remove_file(path);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| CliError::Failed(format!("{}: {e}", path.display())))
+    save_password(path, text).map_err(|e| CliError::Failed(format!("{}: {e}", path.display())))
 }

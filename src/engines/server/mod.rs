@@ -17,6 +17,7 @@ pub(crate) mod locate;
 pub mod owner;
 pub(crate) mod port;
 pub(crate) mod process;
+pub mod secret;
 #[cfg(test)]
 pub(crate) mod test_support;
 

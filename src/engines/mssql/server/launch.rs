@@ -2,7 +2,6 @@
 //! SQL Server container takes), a random `sa` password, the wait for its ready line and port,
 //! and the `sp_configure` settings applied once it accepts connections.
 
-use std::io::Read;
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::Command;
@@ -15,6 +14,8 @@ use crate::engines::server::ProvisionError;
 use crate::engines::server::error::{log_len, log_tail};
 use crate::engines::server::port::{free_port, start_on_free_port};
 use crate::engines::server::process::{KillTarget, Readiness, ServerProcess, wait_until_ready};
+use crate::engines::server::secret::random_hex;
+use crate::engines::server::secret::save_password;
 
 /// Start attempts, each on a newly picked port, when another process takes the port first.
 const PORT_ATTEMPTS: u32 = 5;
@@ -68,12 +69,7 @@ pub fn configure_sql(settings: &MssqlSettings) -> Option<String> {
 
 /// A random password meeting SQL Server's complexity rule (upper, lower, digit, symbol).
 pub fn new_password() -> Result<String, ProvisionError> {
-    let mut bytes = [0u8; 16];
-    let path = Path::new("/dev/urandom");
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(ProvisionError::io("read", path))?;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = random_hex(16).map_err(ProvisionError::io("read", Path::new("/dev/urandom")))?;
     Ok(format!("Db{hex}!9"))
 }
 
@@ -99,19 +95,6 @@ pub fn instance_password(layout: &Layout) -> Result<String, ProvisionError> {
     let password = new_password()?;
     save_password(&file, &password).map_err(ProvisionError::io("write", &file))?;
     Ok(password)
-}
-
-/// Write a password to a file only its owner can read.
-pub fn save_password(file: &Path, password: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(file)?;
-    f.write_all(password.as_bytes())
 }
 
 /// Spawn sqlservr on a free port and wait until it is ready; the process and its port.
