@@ -157,20 +157,10 @@ fn a_server_killed_during_the_load_fails_the_run_naming_it() {
         .spawn()
         .unwrap();
     let log = r.out().join("drivebench.log");
-    let start = Instant::now();
-    while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("load: 1 instance(s)")) {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "no load started"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let pids = servers_under(&r.target());
-    assert_eq!(pids.len(), 1);
+    let pid = server_in_load(&r);
     let killed = Instant::now();
     std::process::Command::new("kill")
-        .args(["-KILL", &pids[0].to_string()])
+        .args(["-KILL", &pid.to_string()])
         .status()
         .unwrap();
     let status = wait_exit(&mut child, Duration::from_secs(60));
@@ -187,7 +177,78 @@ fn a_server_killed_during_the_load_fails_the_run_naming_it() {
     validate("schemas/json/result.schema.json", &result);
     assert_eq!(result["status"], "failed");
     assert!(servers_under(&r.target()).is_empty());
+    // The log holds the fatal error as stderr showed it, and the summary.
+    let log = std::fs::read_to_string(&log).unwrap();
+    let shown = err.lines().find(|l| l.starts_with("error: "));
+    let shown = shown.expect("an error line");
+    assert!(log.contains(shown), "{shown} missing from the log:\n{log}");
+    assert!(log.contains("- Status: failed: "), "{log}");
     eprintln!("server killed in the load: exit 1 after {took:?}");
+}
+
+/// Wait until `r`'s run has started loading, then answer its one server's pid.
+fn server_in_load(r: &ServerRun) -> u32 {
+    let log = r.out().join("drivebench.log");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("load: 1 instance(s)")) {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no load started"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let pids = servers_under(&r.target());
+    assert_eq!(pids.len(), 1);
+    pids[0]
+}
+
+/// The server hung (SIGSTOP) while the data loads: no row loaded and no answer to a new
+/// connection for the stall timeout stops the run naming the instance; nothing is left
+/// running.
+#[test]
+fn a_server_hung_during_the_load_fails_the_run_within_its_stall_timeout() {
+    let r = ServerRun::new(MARIADB);
+    let _stop = StopServers(r.target());
+    let sets = [
+        "workload.table_size=300000",
+        "workload.prepare=always",
+        "workload.stall_timeout=4s",
+    ];
+    let mut child = r
+        .command("1", &sets)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = server_in_load(&r);
+    let hung = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .status()
+        .unwrap();
+    let status = wait_exit(&mut child, Duration::from_secs(90));
+    let took = hung.elapsed();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    // 4 s without a row, 4 s for the probe, a 1 s tick, the hung server's stop.
+    assert!(
+        took < Duration::from_secs(30),
+        "exited {took:?} after the hang"
+    );
+    assert!(
+        err.contains("mariadb-1") && err.contains("no row loaded") && err.contains("hung"),
+        "{err}"
+    );
+    let result = read_json(&r.out().join("result.json"));
+    validate("schemas/json/result.schema.json", &result);
+    assert_eq!(result["status"], "failed");
+    assert!(
+        servers_under(&r.target()).is_empty(),
+        "the hung server is stopped"
+    );
+    eprintln!("server hung in the load: exit 1 after {took:?}");
 }
 
 /// A small ext4 filesystem on a loop device, mounted for one test, removed on every path.

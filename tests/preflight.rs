@@ -168,3 +168,32 @@ fn a_target_postgres_cannot_reach_is_refused_before_anything_starts() {
     );
     assert!(!target.exists(), "no target created");
 }
+
+/// A server that accepts the connection but never answers (a hung or blackholed host): the
+/// connection probe gives up after its timeout and `run` refuses before anything starts,
+/// naming host and port.
+#[test]
+fn an_external_server_that_never_answers_is_refused_before_anything_starts() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let place = silent.local_addr().unwrap().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let url = format!("instance.0.url=\"postgres://bench@{place}/tpcc\"");
+    let started = std::time::Instant::now();
+    assert_refused(
+        &[
+            "run",
+            "scenarios/ci-sysbench-postgres.toml",
+            "--set",
+            "instance.0.provision=external",
+            "--set",
+            &url,
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        &out_dir,
+        &format!("cannot connect to {place}: no answer within 15 s"),
+    );
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+}

@@ -178,8 +178,13 @@ fn password_appears_nowhere(r: &ServerRun, url: &str, given: fn(PathBuf) -> Give
     eprintln!("command lines sampled: {processes:?}");
     std::fs::remove_dir_all(r.out()).unwrap();
     let (_, err, code, _) = run_external(r, url, given(file), "not-the-password");
-    assert_eq!(code, Some(1), "a wrong password must be refused: {err}");
+    // Refused by the connection probe, before anything starts.
+    assert_eq!(code, Some(2), "a wrong password must be refused: {err}");
     assert!(!err.contains("not-the-password"), "{err}");
+    assert!(
+        !r.out().exists(),
+        "refused before the run directory was made"
+    );
 }
 
 #[test]
@@ -252,7 +257,6 @@ fn a_mariadb_password_from_env_or_file_appears_nowhere() {
         server.port()
     );
     password_appears_nowhere(&r, &url, |_| Given::Env);
-    std::fs::remove_dir_all(r.out()).unwrap();
     password_appears_nowhere(&r, &url, Given::File);
 }
 
@@ -301,6 +305,5 @@ fn a_postgres_password_from_env_or_file_appears_nowhere() {
         server.port()
     );
     password_appears_nowhere(&r, &url, |_| Given::Env);
-    std::fs::remove_dir_all(r.out()).unwrap();
     password_appears_nowhere(&r, &url, Given::File);
 }

@@ -3,8 +3,9 @@
 //! `require_secure_transport = ON`; PostgreSQL `hostssl` lines only in pg_hba.conf). A run
 //! whose URL verifies the server against the CA completes (so every session, the setup
 //! connection and the benchmark sessions alike, went over TLS: the server refuses anything
-//! else); a run without TLS is refused by the server, saying why; a run that trusts another CA
-//! fails verification, saying so; `plan` refuses bad TLS settings with exit 2, naming the key.
+//! else); a run without TLS is refused by the server, saying why, and a run that trusts another
+//! CA fails verification, saying so — both found by the connection probe, exit 2 before
+//! anything starts; `plan` refuses bad TLS settings with exit 2, naming the key.
 
 mod common;
 
@@ -47,11 +48,12 @@ fn verified_plain_and_wrong_ca(
             .unwrap()
             > 0
     );
+    // Both refused by the connection probe, before anything starts (exit 2).
     let (code, err, _) = run_at(r, plain);
-    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains(refusal), "{err}");
     let (code, err, _) = run_at(r, wrong);
-    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("invalid peer certificate") && err.contains("UnknownIssuer"),
         "{err}"

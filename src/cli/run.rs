@@ -62,6 +62,22 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
     run_plan(plan, &args).await
 }
 
+/// Preflight, external servers' connection probes included: its findings, or exit 2 on the
+/// first error, before anything starts.
+async fn preflight_or_refuse(plan: &Plan) -> Result<Vec<preflight::Finding>, CliError> {
+    let mut findings = preflight::check(plan);
+    if let Some(db) = &plan.database {
+        findings.extend(preflight::external_findings(db).await);
+    }
+    match findings.iter().find(|f| f.level == preflight::Level::Error) {
+        Some(f) => Err(CliError::Invalid(format!(
+            "preflight: {}",
+            f.message.replace("; `run` would refuse", "")
+        ))),
+        None => Ok(findings),
+    }
+}
+
 /// Run a resolved plan (`run`, and `curve` with its curve filled in).
 pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     let listener = args
@@ -70,13 +86,7 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         .transpose()
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     let start_at = start_at(args)?;
-    let findings = preflight::check(&plan);
-    if let Some(f) = findings.iter().find(|f| f.level == preflight::Level::Error) {
-        return Err(CliError::Invalid(format!(
-            "preflight: {}",
-            f.message.replace("; `run` would refuse", "")
-        )));
-    }
+    let findings = preflight_or_refuse(&plan).await?;
     if let Some(db) = &plan.database {
         preflight::raise_open_files(db);
     }

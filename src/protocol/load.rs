@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::RunCtx;
+use super::stall::{LoadProgress, watch_load};
 use crate::engines::statements::NoStatements;
 use crate::engines::{Connector, EngineError};
 use crate::scenario::plan::{Benchmark, PrepareMode};
@@ -44,6 +45,9 @@ pub enum LoadFailure {
     Sql(#[from] TpccSqlError),
     #[error("create the TPC-C procedures: {0}")]
     Procedures(#[source] EngineError),
+    /// The instance at this index is hung or unreachable.
+    #[error("instance {0}: {1}")]
+    Stalled(usize, #[source] super::stall::Stalled),
 }
 
 impl From<LoadError> for LoadFailure {
@@ -127,7 +131,7 @@ pub(super) async fn load_all<C: Connector>(
     connectors: &[Arc<C>],
     ctx: &mut RunCtx<'_>,
 ) -> Result<(), LoadFailure> {
-    let rows_done = Arc::new(AtomicU64::new(0));
+    let progress = LoadProgress::new(connectors.len());
     let total = plan.db.estimates.rows_per_instance * connectors.len() as u64;
     ctx.console.line(&format!(
         "load: {} instance(s), {} (prepare = {})",
@@ -136,36 +140,37 @@ pub(super) async fn load_all<C: Connector>(
         plan.db.workload.prepare.name()
     ));
     let bar = ctx.console.load_bar(total);
+    let progress = &progress;
+    let cancel = ctx.cancel;
     let tasks: Vec<_> = connectors
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            load_instance(
-                plan,
-                c.clone(),
-                i,
-                plan.db.workload.prepare,
-                rows_done.clone(),
-                ctx.cancel.clone(),
-            )
+        .map(|(i, c)| async move {
+            let mode = plan.db.workload.prepare;
+            let rows = progress.rows[i].clone();
+            let r = load_instance(plan, c.clone(), i, mode, rows, cancel.clone()).await;
+            progress.ended[i].store(true, Ordering::Relaxed);
+            r
         })
         .collect();
-    let ticker = bar.clone().map(|b| {
-        let rows_done = rows_done.clone();
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                b.set_position(rows_done.load(Ordering::Relaxed));
+    let ticker = async {
+        loop {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if let Some(b) = &bar {
+                b.set_position(progress.total());
             }
-        })
-    });
-    let results = futures_util::future::join_all(tasks).await;
-    if let Some(t) = ticker {
-        t.abort();
-    }
+        }
+    };
+    let stall_timeout = Duration::from_millis(plan.db.workload.stall_timeout_ms);
+    let ended = tokio::select! {
+        results = futures_util::future::join_all(tasks) => Ok(results),
+        (i, stalled) = watch_load(connectors, progress, stall_timeout) => Err(LoadFailure::Stalled(i, stalled)),
+        never = ticker => match never {},
+    };
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    let results = ended?;
     for (i, r) in results.into_iter().enumerate() {
         let r = r?;
         let name = &plan.db.instances[i].name;

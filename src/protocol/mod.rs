@@ -183,6 +183,9 @@ pub(crate) async fn run_with<C: Connector>(
     match load::load_all(plan, &connectors, ctx).await {
         Ok(()) => {}
         Err(LoadFailure::Interrupted) => return Ending::Interrupted,
+        Err(LoadFailure::Stalled(i, stalled)) => {
+            return Ending::failed_on(Stage::Load, &plan.db.instances[i].name, stalled);
+        }
         Err(e) => return Ending::failed(Stage::Load, e),
     }
     ctx.report.status = RunStatus::Running;

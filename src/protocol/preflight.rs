@@ -1,8 +1,9 @@
 //! Preflight: what can be known about a plan before anything starts — target, free space,
 //! sweeps that would read never-written blocks,
-//! engine caveats (each engine's own through `Engine::preflight`, and what an external server
-//! answers through `Server::probe`), memory. `plan` prints the findings; `run` refuses on
-//! errors.
+//! engine caveats (each engine's own through `Engine::preflight`), each external server
+//! reached by a login that changes nothing (`Server::reach`, naming host and port when it
+//! fails) and what it answers (`Server::probe`), memory. `plan` prints the findings; `run`
+//! refuses on errors, with exit 2, before anything starts.
 
 use std::path::Path;
 
@@ -326,12 +327,21 @@ pub async fn external_findings(db: &DatabaseRun) -> Vec<Finding> {
                         continue;
                     }
                     let url = inst.url.clone().unwrap_or_default();
+                    let password = password(inst);
+                    // An unreadable password is an error finding already.
+                    let Ok(pw) = &password else { continue };
+                    let reached = reach::<E>(&inst.name, config, &url, pw.as_deref()).await;
+                    let answered = reached.severity == Severity::Ok;
+                    out.push(reached);
+                    if !answered {
+                        continue;
+                    }
                     out.extend(
                         E::probe(Probe {
                             name: &inst.name,
                             config,
                             url: &url,
-                            password: password(inst),
+                            password,
                             connections: u64::from(db.workload.connections()),
                             data_bytes: db.estimates.data_bytes_per_instance,
                         })
@@ -347,6 +357,36 @@ pub async fn external_findings(db: &DatabaseRun) -> Vec<Finding> {
     };
     let advice = dispatch(first.engine, External(db)).await;
     advice.into_iter().map(advised).collect()
+}
+
+/// How long the connection probe waits for an external server.
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The connection probe: log in to an external instance as the run would, changing nothing.
+/// Not reached is an error (`run` refuses before anything starts), naming host and port.
+async fn reach<E: Server>(name: &str, config: &E::Config, url: &str, pw: Option<&str>) -> Advice {
+    match tokio::time::timeout(PROBE_TIMEOUT, E::reach(config, url, pw)).await {
+        Ok(Ok(version)) => Advice::new(Severity::Ok, format!("instance {name}: reached {version}")),
+        Ok(Err(e)) => Advice::new(
+            Severity::Error,
+            format!("instance {name}: {}; `run` would refuse", e.message),
+        ),
+        Err(_) => Advice::new(
+            Severity::Error,
+            format!(
+                "instance {name}: cannot connect to {}: no answer within {} s; `run` would refuse",
+                authority(url),
+                PROBE_TIMEOUT.as_secs()
+            ),
+        ),
+    }
+}
+
+/// The host and port part of a URL, as written (no user, no password).
+fn authority(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let hostport = rest.split(['/', '?']).next().unwrap_or(rest);
+    hostport.rsplit_once('@').map_or(hostport, |(_, h)| h)
 }
 
 /// Connections we hold need file descriptors: the open-files limit must cover them.

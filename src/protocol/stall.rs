@@ -2,21 +2,25 @@
 //! `workload.stall_timeout` has a hung or unreachable server (stopped, swapping to death,
 //! behind a network that drops packets without a word). Nothing else would end such a run:
 //! its clients wait on their sockets, and the phase clock only ends the phase. The phase stops
-//! there, naming the instance.
+//! there, naming the instance. The load has its own watch ([`watch_load`]): there a quiet
+//! spell is normal (an index build writes no row), so an instance that loaded no row for the
+//! timeout is asked for a new connection and `SELECT 1`, and only no answer stops the run.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::engines::{Connector, Session};
 use crate::metrics::Recorded;
 
 /// No progress on an instance for `seconds`.
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "no transaction completed and no error for {seconds:.0} s: the server is hung or \
-     unreachable (workload.stall_timeout)"
-)]
+#[error("{what} for {seconds:.0} s: the server is hung or unreachable (workload.stall_timeout)")]
 pub struct Stalled {
+    /// What did not happen, e.g. "no transaction completed and no error".
+    pub what: &'static str,
     pub seconds: f64,
 }
 
@@ -48,9 +52,67 @@ impl StallWatch {
             .position(|&last| now - last >= self.timeout)
             .map(|i| {
                 let seconds = (now - self.last_progress[i]).as_secs_f64();
-                (i, Stalled { seconds })
+                let what = "no transaction completed and no error";
+                (i, Stalled { what, seconds })
             })
     }
+}
+
+/// Each instance's load: the rows it has written, and whether it has ended.
+pub(super) struct LoadProgress {
+    pub rows: Vec<Arc<AtomicU64>>,
+    pub ended: Vec<AtomicBool>,
+}
+
+impl LoadProgress {
+    pub fn new(instances: usize) -> Self {
+        LoadProgress {
+            rows: (0..instances).map(|_| Arc::default()).collect(),
+            ended: (0..instances).map(|_| AtomicBool::new(false)).collect(),
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.rows.iter().map(|r| r.load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// Resolves when an instance whose load has not ended wrote no row for `timeout` and then did
+/// not answer a new connection's `SELECT 1` within `timeout` either; never otherwise.
+pub(super) async fn watch_load<C: Connector>(
+    connectors: &[Arc<C>],
+    progress: &LoadProgress,
+    timeout: Duration,
+) -> (usize, Stalled) {
+    let start = Instant::now();
+    let mut last: Vec<(u64, Instant)> = vec![(0, start); connectors.len()];
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        for (i, c) in connectors.iter().enumerate() {
+            let rows = progress.rows[i].load(Ordering::Relaxed);
+            let now = Instant::now();
+            if progress.ended[i].load(Ordering::Relaxed) || rows != last[i].0 {
+                last[i] = (rows, now);
+            } else if now - last[i].1 >= timeout {
+                if answers(&**c, timeout).await {
+                    last[i].1 = Instant::now();
+                } else {
+                    let seconds = (Instant::now() - last[i].1).as_secs_f64();
+                    let what = "no row loaded and no answer to a new connection";
+                    return (i, Stalled { what, seconds });
+                }
+            }
+        }
+    }
+}
+
+/// Whether the server behind `c` takes a new connection and answers `SELECT 1` in time.
+async fn answers<C: Connector>(c: &C, timeout: Duration) -> bool {
+    let probe = async {
+        let mut s = c.connect().await?;
+        s.execute_text("SELECT 1").await
+    };
+    matches!(tokio::time::timeout(timeout, probe).await, Ok(Ok(_)))
 }
 
 #[cfg(test)]

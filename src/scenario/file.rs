@@ -194,7 +194,8 @@ pub struct WorkloadSection {
     pub max_attempts: Option<i64>,
     /// How long an instance may go without a completed transaction or an error before the run
     /// stops, naming it (a hung or unreachable server), e.g. "60s"; counted across phase
-    /// boundaries. Not scaled by --time-scale. Default "60s".
+    /// boundaries; in the load, no row loaded for this long and then no answer to a new
+    /// connection within it either. Not scaled by --time-scale. Default "60s".
     pub stall_timeout: Option<String>,
     pub tables: Option<i64>,
     pub table_size: Option<i64>,

@@ -103,28 +103,29 @@ pub fn closed_port() -> u16 {
 }
 
 /// `drivebench run` of `r`'s scenario against an external server at `url` with nothing
-/// listening: it fails (exit 1) naming the address and the OS's reason, never a "lost"
-/// connection, since none was made.
+/// listening: the connection probe refuses it before anything starts (exit 2, no run
+/// directory) naming the address and the OS's reason, never a "lost" connection, since none
+/// was made; `plan` shows the same as an error finding.
 pub fn refused_external_run(r: &ServerRun, url: &str, place: &str) {
     let url = format!("instance.0.url=\"{url}\"");
-    let (out, _) = r.run(&["instance.0.provision=external", &url]);
+    let sets = ["instance.0.provision=external", url.as_str()];
+    let (out, _) = r.run(&sets);
     let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains(&format!(
-            "cannot connect to {place}: Connection refused (os error 111)"
-        )),
-        "{err}"
-    );
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let reason = format!("cannot connect to {place}: Connection refused (os error 111)");
+    assert!(err.contains(&reason), "{err}");
     assert!(!err.contains("lost"), "{err}");
-    // issue 24: the log holds the fatal error as stderr showed it, and the summary.
-    let log = std::fs::read_to_string(r.out().join("drivebench.log")).unwrap();
-    let shown = err
-        .lines()
-        .find(|l| l.starts_with("error: "))
-        .expect("an error line");
-    assert!(log.contains(shown), "{shown} missing from the log:\n{log}");
-    assert!(log.contains("- Status: failed: "), "{log}");
+    assert!(!r.out().exists(), "nothing created: {}", r.out().display());
+    let mut args = vec!["plan", r.scenario()];
+    for s in &sets {
+        args.extend(["--set", s]);
+    }
+    let planned = run(&args);
+    let shown = text(&planned.stdout);
+    assert!(
+        shown.contains(&reason) && shown.contains("`run` would refuse"),
+        "{shown}"
+    );
 }
 
 /// Wait for a child to exit; fails the test after `limit`.
@@ -199,6 +200,9 @@ impl ServerRun {
         )
         .unwrap();
         ServerRun { tmp, scenario }
+    }
+    pub fn scenario(&self) -> &'static str {
+        self.scenario
     }
     pub fn out(&self) -> PathBuf {
         self.tmp.path().join("run")

@@ -125,6 +125,14 @@ impl Server for Mssql {
         MssqlConnector::new(url, password, config).await
     }
 
+    async fn reach(
+        config: &MssqlConfig,
+        url: &str,
+        password: Option<&str>,
+    ) -> Result<String, EngineError> {
+        Ok(super::probe(url, password, config).await?.version)
+    }
+
     async fn variables(c: &MssqlConnector) -> BTreeMap<String, String> {
         let mut out: BTreeMap<String, String> = c
             .variables()

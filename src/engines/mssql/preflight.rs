@@ -2,8 +2,9 @@
 //! connections the run opens, where an external server puts the database, and what `plan` can
 //! learn from an external server without changing it (one read-only login to `master`, bounded
 //! by a timeout): max server memory against the dataset, `user connections` against the
-//! connections, and worker threads against them. An unreachable server is a note, not an
-//! error: `run` checks the same limits once connected.
+//! connections, and worker threads against them. It runs after the connection probe every
+//! server engine has (an unreachable server is an error there); should its queries fail
+//! still, that is a note: `run` checks the same limits once connected.
 
 use std::time::Duration;
 
@@ -106,12 +107,10 @@ pub async fn external_findings(p: Probe<'_, MssqlConfig>) -> Vec<Advice> {
     }
 }
 
-/// What a probed server's settings mean for the plan.
+/// What a probed server's settings mean for the plan (that it answered, and its version, is
+/// said by the connection probe every server engine has).
 pub fn limit_findings(name: &str, connections: u64, data: u64, f: &ServerFacts) -> Vec<Advice> {
-    let mut out = vec![finding(
-        Severity::Ok,
-        format!("instance {name}: reached {}", f.version),
-    )];
+    let mut out = Vec::new();
     if let Some(mb) = f.max_server_memory_mb {
         let pool = mb << 20;
         let ratio = data as f64 / pool.max(1) as f64;
@@ -193,9 +192,9 @@ mod tests {
     fn server_limits_against_the_plan() {
         let levels = |f: &[Advice]| f.iter().map(|f| f.severity).collect::<Vec<_>>();
         let ok = limit_findings("mssql-1", 1_000, 165 << 30, &facts());
-        assert_eq!(levels(&ok), [Severity::Ok, Severity::Note]);
+        assert_eq!(levels(&ok), [Severity::Note]);
         assert!(
-            ok[1]
+            ok[0]
                 .message
                 .contains("3.4x its max server memory 48.0 GiB: I/O-bound"),
             "{ok:?}"
@@ -208,7 +207,6 @@ mod tests {
         assert_eq!(
             levels(&bad),
             [
-                Severity::Ok,
                 Severity::Note,
                 Severity::Error,
                 Severity::Warning,
@@ -216,11 +214,11 @@ mod tests {
             ]
         );
         assert!(
-            bad[2]
+            bad[1]
                 .message
                 .contains("user connections is 500 but the plan opens 1010")
         );
-        assert!(bad[3].message.contains("576 worker threads"));
-        assert!(bad[4].message.contains("database tpcc does not exist yet"));
+        assert!(bad[2].message.contains("576 worker threads"));
+        assert!(bad[3].message.contains("database tpcc does not exist yet"));
     }
 }

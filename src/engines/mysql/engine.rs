@@ -173,6 +173,14 @@ impl<const MARIADB: bool> Server for MysqlFamily<MARIADB> {
         MysqlConnector::new(url, password).await
     }
 
+    async fn reach(
+        _config: &MysqlConfig,
+        url: &str,
+        password: Option<&str>,
+    ) -> Result<String, EngineError> {
+        super::reach(url, password).await
+    }
+
     async fn variables(c: &MysqlConnector) -> BTreeMap<String, String> {
         c.variables(&KEY_VARIABLES)
             .await

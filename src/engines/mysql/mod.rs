@@ -35,10 +35,17 @@ pub struct MysqlConnector {
     mariadb: bool,
 }
 
-impl MysqlConnector {
-    /// Connect once to `url` (with `password`, never logged), create the database if absent,
-    /// and remember the server version.
-    pub async fn new(url: &str, password: Option<&str>) -> Result<Self, EngineError> {
+/// A first connection to a server, without a database: what `new` and `reach` start from.
+struct Admin {
+    tls: tls::SessionTls,
+    base: Opts,
+    db: String,
+    conn: Conn,
+    opts: OptsBuilder,
+}
+
+impl Admin {
+    async fn open(url: &str, password: Option<&str>) -> Result<Self, EngineError> {
         let url = url::MysqlUrl::parse(url)
             .map_err(|e| EngineError::fatal("URL", format!("invalid url: {e}")))?;
         let tls = url
@@ -55,9 +62,43 @@ impl MysqlConnector {
             .db_name(None::<String>)
             .ssl_opts(url.ssl_opts());
         let prefer = url.tls.mode == tls::TlsMode::Prefer;
-        let (mut conn, admin) = setup_conn(admin, prefer)
+        let (conn, opts) = setup_conn(admin, prefer)
             .await
             .map_err(|e| without_tls_hint(e, &url.tls).during("connect"))?;
+        Ok(Admin {
+            tls,
+            base,
+            db,
+            conn,
+            opts,
+        })
+    }
+}
+
+/// Log in to `url` as a run would and ask the server's version, changing nothing (`plan`'s
+/// connection probe).
+pub async fn reach(url: &str, password: Option<&str>) -> Result<String, EngineError> {
+    let mut admin = Admin::open(url, password).await?;
+    let version: Option<String> = admin
+        .conn
+        .query_first("SELECT VERSION()")
+        .await
+        .map_err(classify)?;
+    let _ = admin.conn.disconnect().await;
+    Ok(version.unwrap_or_default())
+}
+
+impl MysqlConnector {
+    /// Connect once to `url` (with `password`, never logged), create the database if absent,
+    /// and remember the server version.
+    pub async fn new(url: &str, password: Option<&str>) -> Result<Self, EngineError> {
+        let Admin {
+            tls,
+            base,
+            db,
+            mut conn,
+            opts: admin,
+        } = Admin::open(url, password).await?;
         conn.query_drop(format!(
             "CREATE DATABASE IF NOT EXISTS `{}`",
             db.replace('`', "``")

@@ -124,6 +124,14 @@ impl Server for Postgres {
         PgConnector::new(url, password).await
     }
 
+    async fn reach(
+        _config: &PostgresConfig,
+        url: &str,
+        password: Option<&str>,
+    ) -> Result<String, EngineError> {
+        super::reach(url, password).await
+    }
+
     async fn variables(c: &PgConnector) -> BTreeMap<String, String> {
         c.variables(&KEY_SETTINGS)
             .await

@@ -116,6 +116,21 @@ where
     Ok(Ok(client))
 }
 
+/// Log in to `url` as a run would (to the `postgres` database) and ask the server's version,
+/// changing nothing (`plan`'s connection probe).
+pub async fn reach(url: &str, password: Option<&str>) -> Result<String, EngineError> {
+    let (config, tls) = parse_url(url, password)
+        .map_err(|e| EngineError::fatal("URL", format!("invalid url: {e}")))?;
+    let admin = open(config.clone().dbname("postgres"), &tls)
+        .await
+        .map_err(|e| e.during("connect"))?;
+    Ok(admin
+        .query_one("SHOW server_version", &[])
+        .await
+        .map_err(classify)?
+        .get(0))
+}
+
 impl PgConnector {
     /// Connect once, create the database if absent, remember the server version.
     pub async fn new(url: &str, password: Option<&str>) -> Result<Self, EngineError> {

@@ -112,6 +112,13 @@ pub trait Server: Engine {
         url: &str,
         password: Option<&str>,
     ) -> impl Future<Output = Result<Self::Connector, EngineError>> + Send;
+    /// Log in to an external server at `url` as a run would and answer its version, changing
+    /// nothing: the connection probe of `plan` and of `run` before anything starts.
+    fn reach(
+        config: &Self::Config,
+        url: &str,
+        password: Option<&str>,
+    ) -> impl Future<Output = Result<String, EngineError>> + Send;
     /// Settings worth keeping with the results.
     fn variables(c: &Self::Connector) -> impl Future<Output = BTreeMap<String, String>> + Send;
     /// Whether the server allows what the run needs (connections, prepared statements).
