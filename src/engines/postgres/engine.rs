@@ -34,7 +34,7 @@ const OPS: EngineOps = EngineOps {
     is_server: true,
     url_scheme: "postgres",
     single_writer: false,
-    stored_procedures: false,
+    stored_procedures: true,
     no_prebuilt: None,
     pid_file: Some(super::server::PID_FILE),
     parse_config,

@@ -1,5 +1,5 @@
-//! TPC-C as stored procedures (`procedures = true`, SQL Server only): the five procedures of
-//! `schemas/tpcc/mssql/procedures.sql` are created once per instance before the phases, and a
+//! TPC-C as stored procedures (`procedures = true`): the five procedures of
+//! `schemas/tpcc/<engine>/procedures.sql` are created once per instance before the phases, and a
 //! transaction is one call whose inputs are the same generated `Inputs` the client-side form
 //! executes statement by statement. The procedure begins and ends the transaction itself and
 //! answers whether it rolled back (the 1 % New-Order with an unused item).
@@ -16,18 +16,22 @@ use crate::metrics::StatementCounts;
 pub enum TpccSqlError {
     #[error(transparent)]
     Statements(#[from] NoStatements),
-    #[error("TPC-C as stored procedures is for engine mssql, not {0}")]
+    #[error("engine {0} has no TPC-C stored procedures")]
     NoProcedures(&'static str),
     #[error(transparent)]
     Isolation(#[from] crate::engines::isolation::IsolationError),
 }
 
-/// The procedures' statements file of an engine; only SQL Server has one.
+/// The procedures' statements file of an engine.
 pub fn procedures(dialect: Dialect) -> Result<Statements, TpccSqlError> {
     match dialect {
         Dialect::Mssql => Ok(Statements::parse(
             "schemas/tpcc/mssql/procedures.sql",
             include_str!("../../../schemas/tpcc/mssql/procedures.sql"),
+        )?),
+        Dialect::Postgres => Ok(Statements::parse(
+            "schemas/tpcc/postgres/procedures.sql",
+            include_str!("../../../schemas/tpcc/postgres/procedures.sql"),
         )?),
         other => Err(TpccSqlError::NoProcedures(other.dir())),
     }
@@ -188,10 +192,17 @@ pub async fn execute<S: Session>(
     })
 }
 
-/// After a failed call: a transaction the procedure left open is rolled back (with XACT_ABORT
-/// the server has usually done so already); errors are ignored.
-pub async fn abort<S: Session>(s: &mut S) {
-    let _ = s.execute_text("IF @@TRANCOUNT > 0 ROLLBACK").await;
+/// After a failed call no transaction may stay open. SQL Server: one the procedure left open
+/// is rolled back (with XACT_ABORT the server has usually done so already); errors are ignored.
+/// PostgreSQL: nothing to do, the CALL ran outside a transaction block, so its error ended the
+/// transaction it ran in.
+pub async fn abort<S: Session>(s: &mut S, dialect: Dialect) {
+    match dialect {
+        Dialect::Mssql => {
+            let _ = s.execute_text("IF @@TRANCOUNT > 0 ROLLBACK").await;
+        }
+        Dialect::Postgres | Dialect::Mysql | Dialect::Sqlite => {}
+    }
 }
 
 #[cfg(test)]
@@ -202,15 +213,25 @@ mod tests {
     use crate::workload::tpcc::input::Terminal;
     use crate::workload::tpcc::rand::Constants;
 
-    fn placeholders(sql: &str) -> usize {
-        crate::engines::mssql::number_placeholders(sql)
-            .matches("@P")
-            .count()
+    fn placeholders(dialect: Dialect, sql: &str) -> usize {
+        match dialect {
+            Dialect::Mssql => crate::engines::mssql::number_placeholders(sql)
+                .matches("@P")
+                .count(),
+            _ => sql.matches('$').count(),
+        }
     }
 
     #[test]
     fn every_call_binds_as_many_values_as_its_procedure_takes() {
-        let st = procedures(Dialect::Mssql).unwrap();
+        for dialect in [Dialect::Mssql, Dialect::Postgres] {
+            calls_bind_as_many_values_as_they_take(dialect);
+        }
+        assert!(procedures(Dialect::Sqlite).is_err());
+    }
+
+    fn calls_bind_as_many_values_as_they_take(dialect: Dialect) {
+        let st = procedures(dialect).unwrap();
         let terminal = Terminal {
             w_id: 1,
             d_id: 3,
@@ -232,12 +253,11 @@ mod tests {
             let call = st.render(&format!("call_{}", PROCEDURES[n]), &[]);
             assert_eq!(
                 params(&inputs, "2026-11-30 06:44:05").len(),
-                placeholders(&call),
+                placeholders(dialect, &call),
                 "{call}"
             );
             assert!(st.has(&format!("create_{}", PROCEDURES[n])));
         }
-        assert!(procedures(Dialect::Postgres).is_err());
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub struct Tpcc {
     /// The level every session is set to, with the dialect's statements setting it.
     isolation: Option<(Statements, Isolation)>,
     constants: Constants,
+    /// How a failed procedure call is cleaned up depends on the engine.
+    dialect: Dialect,
 }
 
 /// One connection: its prepared statements, or its prepared procedure calls.
@@ -89,6 +91,7 @@ impl Tpcc {
                 None
             },
             opts,
+            dialect,
         })
     }
 
@@ -193,7 +196,7 @@ impl Workload for Tpcc {
     async fn abort<S: Session>(&self, s: &mut S, c: &mut TpccConn) {
         match c {
             TpccConn::Statements(c) => txn::abort(s, c).await,
-            TpccConn::Procedures(_) => procs::abort(s).await,
+            TpccConn::Procedures(_) => procs::abort(s, self.dialect).await,
         }
     }
 }
