@@ -1,6 +1,6 @@
-//! TPC-C as stored procedures (`procedures = true`, SQL Server only): the five procedures of
-//! `schemas/tpcc/mssql/procedures.sql` are created once per instance before the phases, and a
-//! transaction is one call whose inputs are the same generated `Inputs` the client-side form
+//! TPC-C as stored procedures (`procedures = true`): the five procedures of
+//! `schemas/tpcc/<engine>/procedures.sql` (MariaDB/MySQL, SQL Server) are created once per
+//! instance before the phases, and a transaction is one call whose inputs are the same generated `Inputs` the client-side form
 //! executes statement by statement. The procedure begins and ends the transaction itself and
 //! answers whether it rolled back (the 1 % New-Order with an unused item).
 
@@ -16,15 +16,19 @@ use crate::metrics::StatementCounts;
 pub enum TpccSqlError {
     #[error(transparent)]
     Statements(#[from] NoStatements),
-    #[error("TPC-C as stored procedures is for engine mssql, not {0}")]
+    #[error("TPC-C as stored procedures has no procedures for dialect {0}")]
     NoProcedures(&'static str),
     #[error(transparent)]
     Isolation(#[from] crate::engines::isolation::IsolationError),
 }
 
-/// The procedures' statements file of an engine; only SQL Server has one.
+/// The procedures' statements file of an engine's dialect.
 pub fn procedures(dialect: Dialect) -> Result<Statements, TpccSqlError> {
     match dialect {
+        Dialect::Mysql => Ok(Statements::parse(
+            "schemas/tpcc/mysql/procedures.sql",
+            include_str!("../../../schemas/tpcc/mysql/procedures.sql"),
+        )?),
         Dialect::Mssql => Ok(Statements::parse(
             "schemas/tpcc/mssql/procedures.sql",
             include_str!("../../../schemas/tpcc/mssql/procedures.sql"),
@@ -188,10 +192,16 @@ pub async fn execute<S: Session>(
     })
 }
 
-/// After a failed call: a transaction the procedure left open is rolled back (with XACT_ABORT
-/// the server has usually done so already); errors are ignored.
-pub async fn abort<S: Session>(s: &mut S) {
-    let _ = s.execute_text("IF @@TRANCOUNT > 0 ROLLBACK").await;
+/// After a failed call: a transaction the procedure left open is rolled back (on SQL Server
+/// with XACT_ABORT the server has usually done so already; on MySQL a lock wait timeout or a
+/// SIGNAL leaves it open); errors are ignored.
+pub async fn abort<S: Session>(s: &mut S, dialect: Dialect) {
+    let sql = match dialect {
+        Dialect::Mssql => "IF @@TRANCOUNT > 0 ROLLBACK",
+        // With no transaction open, ROLLBACK does nothing.
+        Dialect::Mysql | Dialect::Postgres | Dialect::Sqlite => "ROLLBACK",
+    };
+    let _ = s.execute_text(sql).await;
 }
 
 #[cfg(test)]
@@ -202,42 +212,49 @@ mod tests {
     use crate::workload::tpcc::input::Terminal;
     use crate::workload::tpcc::rand::Constants;
 
-    fn placeholders(sql: &str) -> usize {
-        crate::engines::mssql::number_placeholders(sql)
-            .matches("@P")
-            .count()
+    /// Parameters a call takes, as the dialect marks them.
+    fn placeholders(dialect: Dialect, sql: &str) -> usize {
+        match dialect {
+            Dialect::Mssql => crate::engines::mssql::number_placeholders(sql)
+                .matches("@P")
+                .count(),
+            _ => sql.matches('?').count(),
+        }
     }
 
     #[test]
     fn every_call_binds_as_many_values_as_its_procedure_takes() {
-        let st = procedures(Dialect::Mssql).unwrap();
         let terminal = Terminal {
             w_id: 1,
             d_id: 3,
             warehouses: 4,
         };
-        let mut rng = Rng::for_client(5, 0, 0);
-        let constants = Constants::load(&mut rng);
-        for (n, kind) in [
-            Kind::NewOrder,
-            Kind::Payment,
-            Kind::OrderStatus,
-            Kind::Delivery,
-            Kind::StockLevel,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let inputs = terminal.inputs(kind, &constants, &mut rng);
-            let call = st.render(&format!("call_{}", PROCEDURES[n]), &[]);
-            assert_eq!(
-                params(&inputs, "2026-11-30 06:44:05").len(),
-                placeholders(&call),
-                "{call}"
-            );
-            assert!(st.has(&format!("create_{}", PROCEDURES[n])));
+        for dialect in [Dialect::Mssql, Dialect::Mysql] {
+            let st = procedures(dialect).unwrap();
+            let mut rng = Rng::for_client(5, 0, 0);
+            let constants = Constants::load(&mut rng);
+            for (n, kind) in [
+                Kind::NewOrder,
+                Kind::Payment,
+                Kind::OrderStatus,
+                Kind::Delivery,
+                Kind::StockLevel,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let inputs = terminal.inputs(kind, &constants, &mut rng);
+                let call = st.render(&format!("call_{}", PROCEDURES[n]), &[]);
+                assert_eq!(
+                    params(&inputs, "2026-11-30 06:44:05").len(),
+                    placeholders(dialect, &call),
+                    "{call}"
+                );
+                assert!(st.has(&format!("create_{}", PROCEDURES[n])));
+                assert!(st.has(&format!("drop_{}", PROCEDURES[n])));
+            }
         }
-        assert!(procedures(Dialect::Postgres).is_err());
+        assert!(procedures(Dialect::Sqlite).is_err());
     }
 
     #[test]

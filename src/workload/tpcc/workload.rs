@@ -59,6 +59,7 @@ pub struct Tpcc {
     /// The level every session is set to, with the dialect's statements setting it.
     isolation: Option<(Statements, Isolation)>,
     constants: Constants,
+    dialect: Dialect,
 }
 
 /// One connection: its prepared statements, or its prepared procedure calls.
@@ -89,6 +90,7 @@ impl Tpcc {
                 None
             },
             opts,
+            dialect,
         })
     }
 
@@ -193,7 +195,7 @@ impl Workload for Tpcc {
     async fn abort<S: Session>(&self, s: &mut S, c: &mut TpccConn) {
         match c {
             TpccConn::Statements(c) => txn::abort(s, c).await,
-            TpccConn::Procedures(_) => procs::abort(s).await,
+            TpccConn::Procedures(_) => procs::abort(s, self.dialect).await,
         }
     }
 }
