@@ -329,6 +329,57 @@ fn a_run_compared_with_itself_is_refused() {
     }
 }
 
+/// A copy of TPCC_B whose transactions were stored-procedure calls.
+fn procedures_copy(dir: &std::path::Path) -> String {
+    let mut b = common::read_json(&root().join(TPCC_B));
+    b["plan"]["workload"]["tpcc"]["procedures"] = true.into();
+    let path = dir.join("tpcc_procedures.json");
+    std::fs::write(&path, serde_json::to_vec(&b).unwrap()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn tpcc_runs_with_and_without_procedures_are_compared_with_a_warning_naming_each_form() {
+    let tmp = tempfile::tempdir().unwrap();
+    let procs = procedures_copy(tmp.path());
+    let out_dir = tmp.path().join("cmp");
+    let out = run(&[
+        "compare",
+        TPCC_A,
+        &procs,
+        "--label",
+        &format!("statements={TPCC_A}"),
+        "--label",
+        &format!("calls={procs}"),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    let warning = "**Warning: the TPC-C runs differ in procedures, so their throughput and \
+         latency differ by the round trips per transaction (one call against one statement per \
+         step), not by the drive alone: statements: client-side statements; calls: stored \
+         procedures.**";
+    assert!(
+        md.starts_with(&format!("# drivebench compare\n\n{warning}")),
+        "{md}"
+    );
+    assert!(!md.contains("differ in mix"), "{md}");
+    assert!(
+        md.contains("- calls: clients per instance = 2, procedures = true"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(out_dir.join("compare.html")).unwrap();
+    assert!(html.contains("<p class=\"warn\"><b>Warning: the TPC-C runs differ in procedures"));
+    let json = common::read_json(&out_dir.join("compare.json"));
+    assert!(
+        json["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("calls: stored procedures")
+    );
+}
+
 /// A copy of TPCC_B whose terminals drew HammerDB's mix instead of dealing the deck.
 fn hammerdb_copy(dir: &std::path::Path) -> String {
     let mut b = common::read_json(&root().join(TPCC_B));

@@ -172,8 +172,9 @@ pub struct WorkloadSection {
     /// tpcc: load afresh even when a finished load of the same plan is present (same as
     /// prepare = "always"). Default false.
     pub reload: Option<bool>,
-    /// tpcc on engine mssql: run each transaction as one call of a stored procedure (created
-    /// before the phases), the way the reference SQL Server tools do. Default false.
+    /// tpcc on engines mariadb, mysql, postgres and mssql: run each transaction as one call of
+    /// a stored procedure (created before the phases) that begins and ends the transaction
+    /// itself, the way HammerDB runs TPC-C. Default false.
     pub procedures: Option<bool>,
     /// tpcc: how each terminal picks its next transaction: "spec" (a deck of 45 New-Order, 43
     /// Payment and 4 of each other kind, 5.2.4.2) or "hammerdb" (an independent random draw

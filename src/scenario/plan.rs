@@ -416,7 +416,7 @@ pub struct TpccOptions {
     pub pacing: TpccPacing,
     /// Terminals (virtual users) per warehouse under spec pacing; the spec has 10.
     pub terminals_per_warehouse: u32,
-    /// Each transaction is one stored-procedure call (SQL Server only).
+    /// Each transaction is one stored-procedure call (MariaDB/MySQL, PostgreSQL, SQL Server).
     #[serde(default)]
     pub procedures: bool,
     /// How each terminal picks its next transaction kind (absent in older results: spec).

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: the built binary, a scratch directory, rendering a
-//! report in headless Chromium, one TPC-C warehouse loaded and checked (`tpcc`), what a
-//! load-curve run directory must hold (`curve`), the SQL Server test servers (`mssql`),
+//! report in headless Chromium, one TPC-C warehouse loaded and checked (`tpcc`), the stored
+//! procedures run against the client-side statements on the same transactions (`tpcc_equiv`),
+//! what a load-curve run directory must hold (`curve`), the SQL Server test servers (`mssql`),
 //! MariaDB and PostgreSQL servers started to be attached as external ones (`external`), and
 //! certificates for TLS tests (`certs`).
 #![allow(dead_code)]
@@ -10,6 +11,7 @@ pub mod curve;
 pub mod external;
 pub mod mssql;
 pub mod tpcc;
+pub mod tpcc_equiv;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -17,7 +17,8 @@ use drivebench::workload::tpcc::rand::Constants;
 use drivebench::workload::tpcc::schema;
 use tokio_util::sync::CancellationToken;
 
-fn job<C: Connector>(connector: &Arc<C>, kind: EngineKind) -> TpccLoadJob<C> {
+/// The load of one warehouse (seed 21) through `connector`.
+pub fn job<C: Connector>(connector: &Arc<C>, kind: EngineKind) -> TpccLoadJob<C> {
     let mut rng = Rng::for_client(21, 0, 0);
     TpccLoadJob {
         connector: connector.clone(),

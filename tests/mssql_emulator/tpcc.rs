@@ -113,6 +113,25 @@ async fn every_transaction(emu: &Emulator, procedures: bool) {
         ok.lines().len() as i64
     );
     assert_eq!(int(&mut s, &format!("SELECT COUNT(*) FROM new_order WHERE no_w_id = 1 AND no_d_id = {} AND no_o_id = 3001", ok.d_id), &[]).await, 1);
+    // Each line's OL_DIST_INFO is the stock row's S_DIST of the order's district.
+    let dist = query(
+        &mut s,
+        &format!("SELECT DISTINCT ol_dist_info FROM order_line WHERE ol_w_id = 1 AND ol_d_id = {} AND ol_o_id = 3001", ok.d_id),
+        &[],
+    )
+    .await;
+    let want = format!("d{:02}", ok.d_id);
+    assert_eq!(
+        (
+            dist.len(),
+            dist.get(0, 0).and_then(|v| match v {
+                Value::Text(t) => Some(t.trim_end()),
+                _ => None,
+            })
+        ),
+        (1, Some(want.as_str())),
+        "{dist:?}"
+    );
     let mut stock = std::collections::BTreeMap::new();
     for l in ok.lines() {
         let q = stock.entry(l.i_id).or_insert(50i64);

@@ -1,10 +1,13 @@
 -- TPC-C as stored procedures for Microsoft SQL Server (`procedures = true`), the way the
 -- reference SQL Server tools run it: one call per transaction, the transaction begun, committed
 -- or rolled back inside the procedure, so a transaction is one round trip. Each procedure reads
--- and writes the rows the client-side statements of statements.sql do, step by step, with the
--- same values and locks, and ends with one row: `rolled_back` (1 only for the New-Order whose
--- last item is unused, 2.4.2.3), and for Delivery `skipped` (its districts with no undelivered
--- order, 2.7.4.2). Dropped and created again once per instance before the phases.
+-- and writes what the client-side statements of statements.sql do, step by step, in the same
+-- order: the same rows and columns (every column the client reads is read into a variable, and
+-- every order line Order-Status fetches is fetched), the same values, the same locks
+-- (UPDLOCK, ROWLOCK). Values the terminal would show go no further. Each ends with one row:
+-- `rolled_back` (1 only for the New-Order whose last item is unused, 2.4.2.3), and for
+-- Delivery `skipped` (its districts with no undelivered order, 2.7.4.2). Dropped and created
+-- again once per instance before the phases.
 -- BEGIN TRAN, COMMIT and ROLLBACK stand on lines of their own; IF ... ELSE branches are
 -- BEGIN ... END blocks.
 
@@ -22,16 +25,23 @@ CREATE PROCEDURE drivebench_new_order
 AS
 BEGIN
   DECLARE @w_tax NUMERIC(4,4), @d_tax NUMERIC(4,4), @o_id INT, @c_discount NUMERIC(4,4);
-  DECLARE @n INT = 1, @i_id INT, @supply INT, @qty INT, @i_price NUMERIC(5,2), @rolled_back INT = 0;
-  DECLARE @s_quantity INT, @dist CHAR(24), @left INT;
+  DECLARE @c_last VARCHAR(16), @c_credit CHAR(2);
+  DECLARE @n INT = 1, @i_id INT, @supply INT, @qty INT, @rolled_back INT = 0;
+  DECLARE @i_price NUMERIC(5,2), @i_name VARCHAR(24), @i_data VARCHAR(50);
+  DECLARE @s_quantity INT, @s_data VARCHAR(50), @left INT, @amount NUMERIC(6,2);
+  DECLARE @d1 CHAR(24), @d2 CHAR(24), @d3 CHAR(24), @d4 CHAR(24), @d5 CHAR(24);
+  DECLARE @d6 CHAR(24), @d7 CHAR(24), @d8 CHAR(24), @d9 CHAR(24), @d10 CHAR(24);
+  DECLARE @brand CHAR(1), @total NUMERIC(12,2) = 0;
   BEGIN TRAN;
   SELECT @w_tax = w_tax FROM warehouse WHERE w_id = @w_id;
+  IF @w_tax IS NULL THROW 50001, 'no warehouse row: the TPC-C data is incomplete (reload it)', 1;
   SELECT @d_tax = d_tax, @o_id = d_next_o_id FROM district WITH (UPDLOCK, ROWLOCK)
     WHERE d_w_id = @w_id AND d_id = @d_id;
   IF @o_id IS NULL THROW 50001, 'no district row: the TPC-C data is incomplete (reload it)', 1;
   UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = @w_id AND d_id = @d_id;
-  SELECT @c_discount = c_discount FROM customer
+  SELECT @c_discount = c_discount, @c_last = c_last, @c_credit = c_credit FROM customer
     WHERE c_w_id = @w_id AND c_d_id = @d_id AND c_id = @c_id;
+  IF @c_discount IS NULL THROW 50001, 'no customer row: the TPC-C data is incomplete (reload it)', 1;
   INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
     VALUES (@o_id, @d_id, @w_id, @c_id, @entry_d, NULL, @ol_cnt, @all_local);
   INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (@o_id, @d_id, @w_id);
@@ -41,7 +51,7 @@ BEGIN
     SET @supply = CHOOSE(@n, @s1, @s2, @s3, @s4, @s5, @s6, @s7, @s8, @s9, @s10, @s11, @s12, @s13, @s14, @s15);
     SET @qty = CHOOSE(@n, @q1, @q2, @q3, @q4, @q5, @q6, @q7, @q8, @q9, @q10, @q11, @q12, @q13, @q14, @q15);
     SET @i_price = NULL;
-    SELECT @i_price = i_price FROM item WHERE i_id = @i_id;
+    SELECT @i_price = i_price, @i_name = i_name, @i_data = i_data FROM item WHERE i_id = @i_id;
     IF @i_price IS NULL
     BEGIN
       -- Only the last line's deliberately unused item may be missing.
@@ -50,17 +60,23 @@ BEGIN
     END
     ELSE
     BEGIN
-      SELECT @s_quantity = s_quantity,
-             @dist = CASE @d_id WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
-               WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07
-               WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END
+      SET @s_quantity = NULL;
+      SELECT @s_quantity = s_quantity, @s_data = s_data, @d1 = s_dist_01, @d2 = s_dist_02,
+          @d3 = s_dist_03, @d4 = s_dist_04, @d5 = s_dist_05, @d6 = s_dist_06, @d7 = s_dist_07,
+          @d8 = s_dist_08, @d9 = s_dist_09, @d10 = s_dist_10
         FROM stock WITH (UPDLOCK, ROWLOCK) WHERE s_i_id = @i_id AND s_w_id = @supply;
+      IF @s_quantity IS NULL THROW 50001, 'no stock row: the TPC-C data is incomplete (reload it)', 1;
       SET @left = CASE WHEN @s_quantity - @qty >= 10 THEN @s_quantity - @qty ELSE @s_quantity - @qty + 91 END;
       UPDATE stock SET s_quantity = @left, s_ytd = s_ytd + @qty, s_order_cnt = s_order_cnt + 1,
           s_remote_cnt = s_remote_cnt + CASE WHEN @supply = @w_id THEN 0 ELSE 1 END
         WHERE s_i_id = @i_id AND s_w_id = @supply;
+      SET @amount = CAST(@qty * @i_price AS NUMERIC(6,2));
+      -- Brand-generic is shown on the terminal only: computed, stored nowhere.
+      SET @brand = CASE WHEN @i_data LIKE '%ORIGINAL%' AND @s_data LIKE '%ORIGINAL%' THEN 'B' ELSE 'G' END;
       INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-        VALUES (@o_id, @d_id, @w_id, @n, @i_id, @supply, NULL, @qty, CAST(@qty * @i_price AS NUMERIC(6,2)), @dist);
+        VALUES (@o_id, @d_id, @w_id, @n, @i_id, @supply, NULL, @qty, @amount,
+          CHOOSE(@d_id, @d1, @d2, @d3, @d4, @d5, @d6, @d7, @d8, @d9, @d10));
+      SET @total = @total + @amount;
     END;
     SET @n = @n + 1;
   END;
@@ -71,6 +87,7 @@ BEGIN
   END
   ELSE
   BEGIN
+    SET @total = @total * (1 - @c_discount) * (1 + @w_tax + @d_tax);
     COMMIT;
   END;
   SELECT @rolled_back AS rolled_back;
@@ -85,24 +102,42 @@ CREATE PROCEDURE drivebench_payment
   @h_amount NUMERIC(6,2), @h_date DATETIME
 AS
 BEGIN
-  DECLARE @w_name VARCHAR(10), @d_name VARCHAR(10), @c_credit CHAR(2), @c_data VARCHAR(500), @n INT;
+  DECLARE @w_name VARCHAR(10), @w_street_1 VARCHAR(20), @w_street_2 VARCHAR(20),
+    @w_city VARCHAR(20), @w_state CHAR(2), @w_zip CHAR(9);
+  DECLARE @d_name VARCHAR(10), @d_street_1 VARCHAR(20), @d_street_2 VARCHAR(20),
+    @d_city VARCHAR(20), @d_state CHAR(2), @d_zip CHAR(9);
+  DECLARE @c_first VARCHAR(16), @c_middle CHAR(2), @c_street_1 VARCHAR(20),
+    @c_street_2 VARCHAR(20), @c_city VARCHAR(20), @c_state CHAR(2), @c_zip CHAR(9),
+    @c_phone CHAR(16), @c_since DATETIME, @c_credit CHAR(2), @c_credit_lim NUMERIC(12,2),
+    @c_discount NUMERIC(4,4), @c_balance NUMERIC(12,2);
+  DECLARE @c_data VARCHAR(500), @n INT;
   BEGIN TRAN;
   UPDATE warehouse SET w_ytd = w_ytd + @h_amount WHERE w_id = @w_id;
-  SELECT @w_name = w_name FROM warehouse WHERE w_id = @w_id;
+  SELECT @w_name = w_name, @w_street_1 = w_street_1, @w_street_2 = w_street_2,
+      @w_city = w_city, @w_state = w_state, @w_zip = w_zip
+    FROM warehouse WHERE w_id = @w_id;
   UPDATE district SET d_ytd = d_ytd + @h_amount WHERE d_w_id = @w_id AND d_id = @d_id;
-  SELECT @d_name = d_name FROM district WHERE d_w_id = @w_id AND d_id = @d_id;
+  SELECT @d_name = d_name, @d_street_1 = d_street_1, @d_street_2 = d_street_2,
+      @d_city = d_city, @d_state = d_state, @d_zip = d_zip
+    FROM district WHERE d_w_id = @w_id AND d_id = @d_id;
   IF @c_id IS NULL
   BEGIN
+    -- By last name: the customer at position ceil(n/2) ordered by first name (2.5.2.2).
     SELECT @n = COUNT(*) FROM customer WHERE c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_last = @c_last;
     SELECT @c_id = c_id FROM (SELECT c_id, ROW_NUMBER() OVER (ORDER BY c_first) AS rn FROM customer
         WHERE c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_last = @c_last) t
       WHERE rn = (@n + 1) / 2;
   END;
-  SELECT @c_credit = c_credit FROM customer WITH (UPDLOCK, ROWLOCK)
+  SELECT @c_first = c_first, @c_middle = c_middle, @c_last = c_last, @c_street_1 = c_street_1,
+      @c_street_2 = c_street_2, @c_city = c_city, @c_state = c_state, @c_zip = c_zip,
+      @c_phone = c_phone, @c_since = c_since, @c_credit = c_credit,
+      @c_credit_lim = c_credit_lim, @c_discount = c_discount, @c_balance = c_balance
+    FROM customer WITH (UPDLOCK, ROWLOCK)
     WHERE c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_id = @c_id;
   IF @c_credit IS NULL THROW 50001, 'no customer row: the TPC-C data is incomplete (reload it)', 1;
   IF @c_credit = 'BC'
   BEGIN
+    -- Bad credit: the ids and the amount go in front of C_DATA, kept to 500 characters.
     SELECT @c_data = c_data FROM customer WHERE c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_id = @c_id;
     UPDATE customer SET c_balance = c_balance - @h_amount, c_ytd_payment = c_ytd_payment + @h_amount,
         c_payment_cnt = c_payment_cnt + 1,
@@ -110,9 +145,11 @@ BEGIN
       WHERE c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_id = @c_id;
   END
   ELSE
+  BEGIN
     UPDATE customer SET c_balance = c_balance - @h_amount, c_ytd_payment = c_ytd_payment + @h_amount,
         c_payment_cnt = c_payment_cnt + 1
       WHERE c_w_id = @c_w_id AND c_d_id = @c_d_id AND c_id = @c_id;
+  END;
   INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
     VALUES (@c_id, @c_d_id, @c_w_id, @d_id, @w_id, @h_date, @h_amount, CONCAT(@w_name, '    ', @d_name));
   COMMIT;
@@ -127,7 +164,10 @@ CREATE PROCEDURE drivebench_order_status
   @w_id INT, @d_id INT, @c_id INT, @c_last VARCHAR(16)
 AS
 BEGIN
-  DECLARE @n INT, @o_id INT, @c_balance NUMERIC(12,2), @lines INT;
+  DECLARE @n INT, @c_balance NUMERIC(12,2), @c_first VARCHAR(16), @c_middle CHAR(2);
+  DECLARE @o_id INT, @o_entry_d DATETIME, @o_carrier_id INT;
+  DECLARE @ol_i_id INT, @ol_supply_w_id INT, @ol_quantity INT, @ol_amount NUMERIC(6,2),
+    @ol_delivery_d DATETIME;
   BEGIN TRAN;
   IF @c_id IS NULL
   BEGIN
@@ -136,11 +176,17 @@ BEGIN
         WHERE c_w_id = @w_id AND c_d_id = @d_id AND c_last = @c_last) t
       WHERE rn = (@n + 1) / 2;
   END;
-  SELECT @c_balance = c_balance FROM customer WHERE c_w_id = @w_id AND c_d_id = @d_id AND c_id = @c_id;
-  SELECT TOP 1 @o_id = o_id FROM orders WHERE o_w_id = @w_id AND o_d_id = @d_id AND o_c_id = @c_id
+  SELECT @c_balance = c_balance, @c_first = c_first, @c_middle = c_middle, @c_last = c_last
+    FROM customer WHERE c_w_id = @w_id AND c_d_id = @d_id AND c_id = @c_id;
+  SELECT TOP 1 @o_id = o_id, @o_entry_d = o_entry_d, @o_carrier_id = o_carrier_id FROM orders
+    WHERE o_w_id = @w_id AND o_d_id = @d_id AND o_c_id = @c_id
     ORDER BY o_id DESC;
   IF @o_id IS NULL THROW 50001, 'no order of the customer: the TPC-C data is incomplete (reload it)', 1;
-  SELECT @lines = COUNT(*) FROM order_line WHERE ol_w_id = @w_id AND ol_d_id = @d_id AND ol_o_id = @o_id;
+  -- Every line of the order is fetched, as the client-side form fetches them: the assignment
+  -- reads each row in turn.
+  SELECT @ol_i_id = ol_i_id, @ol_supply_w_id = ol_supply_w_id, @ol_quantity = ol_quantity,
+      @ol_amount = ol_amount, @ol_delivery_d = ol_delivery_d
+    FROM order_line WHERE ol_w_id = @w_id AND ol_d_id = @d_id AND ol_o_id = @o_id;
   COMMIT;
   SELECT 0 AS rolled_back;
 END;

@@ -43,7 +43,7 @@ const fn ops(name: &'static str, title: &'static str) -> EngineOps {
         is_server: true,
         url_scheme: "mysql",
         single_writer: false,
-        stored_procedures: false,
+        stored_procedures: true,
         no_prebuilt: None,
         pid_file: Some(super::server::PID_FILE),
         parse_config,

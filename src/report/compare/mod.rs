@@ -8,7 +8,8 @@
 //! the `Comparison`; the files beside it, which never import this one, hold the parts:
 //! `entry` (a run as compared) and `ranking` below everything, the sections `tpcc`, `curves`,
 //! `sweeps` and `settings` (with `labels`, which tells runs on the same drive apart by it),
-//! `model` over them, and the renderers `markdown` and `html` on top.
+//! `model` over them, and the renderers `markdown` and `html` on top. TPC-C runs that differ in
+//! mix or in procedures are compared with a warning saying so.
 
 pub mod curves;
 pub mod entry;
@@ -192,6 +193,38 @@ fn mix_warning(entries: &[RunEntry]) -> Option<String> {
     ))
 }
 
+/// A warning when TPC-C runs differ in `procedures`: one stored-procedure call per transaction
+/// (one round trip) against one statement per step (a round trip each), so their throughput
+/// and latency differ by the round trips and not by the drive alone.
+fn procedures_warning(runs: &[(&str, &RunReport)]) -> Option<String> {
+    let tpcc: Vec<(&str, bool)> = runs
+        .iter()
+        .filter_map(|(label, r)| {
+            let t = r.plan.database.as_ref()?.workload.tpcc()?;
+            Some((*label, t.procedures))
+        })
+        .collect();
+    let first = tpcc.first()?.1;
+    if tpcc.iter().all(|(_, p)| *p == first) {
+        return None;
+    }
+    let each: Vec<String> = tpcc
+        .iter()
+        .map(|(label, p)| {
+            let form = if *p {
+                "stored procedures"
+            } else {
+                "client-side statements"
+            };
+            format!("{label}: {form}")
+        })
+        .collect();
+    Some(format!(
+        "the TPC-C runs differ in procedures, so their throughput and latency differ by the round trips per transaction (one call against one statement per step), not by the drive alone: {}",
+        each.join("; ")
+    ))
+}
+
 /// Build the comparison of `runs`. Runs of different workloads are an error unless `force`.
 pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> {
     if runs.len() < 2 {
@@ -230,7 +263,10 @@ pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> 
         sweeps: sweeps::build(&labelled),
         curves: curves::build(&entries),
         groups: model::groups(&entries),
-        warnings: mix_warning(&entries).into_iter().collect(),
+        warnings: mix_warning(&entries)
+            .into_iter()
+            .chain(procedures_warning(&labelled_db))
+            .collect(),
         runs: entries,
         incomparable,
         differences,

@@ -116,6 +116,14 @@ pub(super) fn facts(r: &RunReport) -> Vec<(String, String)> {
             }),
         ),
         (
+            "procedures".into(),
+            of_db(r, |d| {
+                d.workload
+                    .tpcc()
+                    .map_or("-".into(), |t| t.procedures.to_string())
+            }),
+        ),
+        (
             "terminals per warehouse".into(),
             of_db(r, |d| {
                 d.workload

@@ -25,6 +25,10 @@ pub enum TpccSqlError {
 /// The procedures' statements file of an engine.
 pub fn procedures(dialect: Dialect) -> Result<Statements, TpccSqlError> {
     match dialect {
+        Dialect::Mysql => Ok(Statements::parse(
+            "schemas/tpcc/mysql/procedures.sql",
+            include_str!("../../../schemas/tpcc/mysql/procedures.sql"),
+        )?),
         Dialect::Mssql => Ok(Statements::parse(
             "schemas/tpcc/mssql/procedures.sql",
             include_str!("../../../schemas/tpcc/mssql/procedures.sql"),
@@ -192,17 +196,18 @@ pub async fn execute<S: Session>(
     })
 }
 
-/// After a failed call no transaction may stay open. SQL Server: one the procedure left open
-/// is rolled back (with XACT_ABORT the server has usually done so already); errors are ignored.
-/// PostgreSQL: nothing to do, the CALL ran outside a transaction block, so its error ended the
-/// transaction it ran in.
+/// After a failed call no transaction may stay open; errors are ignored. SQL Server: one the
+/// procedure left open is rolled back (with XACT_ABORT the server has usually done so
+/// already). MySQL: a lock wait timeout or a SIGNAL leaves it open, ROLLBACK ends it (and does
+/// nothing with none open). PostgreSQL: nothing to do, the CALL ran outside a transaction
+/// block, so its error ended the transaction it ran in.
 pub async fn abort<S: Session>(s: &mut S, dialect: Dialect) {
-    match dialect {
-        Dialect::Mssql => {
-            let _ = s.execute_text("IF @@TRANCOUNT > 0 ROLLBACK").await;
-        }
-        Dialect::Postgres | Dialect::Mysql | Dialect::Sqlite => {}
-    }
+    let sql = match dialect {
+        Dialect::Mssql => "IF @@TRANCOUNT > 0 ROLLBACK",
+        Dialect::Mysql => "ROLLBACK",
+        Dialect::Postgres | Dialect::Sqlite => return,
+    };
+    let _ = s.execute_text(sql).await;
 }
 
 #[cfg(test)]
@@ -218,13 +223,14 @@ mod tests {
             Dialect::Mssql => crate::engines::mssql::number_placeholders(sql)
                 .matches("@P")
                 .count(),
+            Dialect::Mysql => sql.matches('?').count(),
             _ => sql.matches('$').count(),
         }
     }
 
     #[test]
     fn every_call_binds_as_many_values_as_its_procedure_takes() {
-        for dialect in [Dialect::Mssql, Dialect::Postgres] {
+        for dialect in [Dialect::Mssql, Dialect::Mysql, Dialect::Postgres] {
             calls_bind_as_many_values_as_they_take(dialect);
         }
         assert!(procedures(Dialect::Sqlite).is_err());

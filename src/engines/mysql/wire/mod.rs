@@ -393,3 +393,7 @@ fn unsupported_plugin(plugin: &str, version: &str) -> EngineError {
         ),
     )
 }
+
+#[cfg(test)]
+#[path = "call_tests.rs"]
+mod call_tests;
