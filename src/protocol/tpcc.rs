@@ -9,7 +9,7 @@ use super::phases::PhaseHooks;
 use super::{Ending, RunCtx, Stage};
 use crate::engines::isolation::{self, Isolation};
 use crate::engines::statements::NoStatements;
-use crate::engines::{Connector, EngineError, Rows, Session, StmtId};
+use crate::engines::{Connector, EngineError, ErrorClass, Rows, Session, StmtId};
 use crate::report::result::PhaseReport;
 use crate::report::tpcc::{InstanceCheck, InstanceIsolation, phase_figures};
 use crate::scenario::plan::DbPlan;
@@ -70,11 +70,32 @@ impl<C: Connector> NewOrderProbe<C> {
         let mut total = 0u64;
         for s in &mut self.sessions {
             let (session, stmt) = s.as_mut()?;
-            session.query(*stmt, &[], &mut self.rows).await.ok()?;
-            total += u64::try_from(self.rows.get(0, 0)?.as_i64()?).ok()?;
+            total += read_count(session, *stmt, &mut self.rows).await?;
         }
         Some(total)
     }
+}
+
+/// Attempts at reading Σ D_NEXT_O_ID once.
+const READ_ATTEMPTS: u64 = 20;
+
+/// Σ D_NEXT_O_ID on one session. The session runs at the clients' isolation level, where even
+/// a read-only statement can meet a serialization failure (PostgreSQL's serializable) or a
+/// deadlock: those are retried; anything else leaves NOPM absent, saying why.
+async fn read_count<S: Session>(s: &mut S, stmt: StmtId, rows: &mut Rows) -> Option<u64> {
+    for attempt in 1..=READ_ATTEMPTS {
+        match s.query(stmt, &[], rows).await {
+            Ok(_) => return u64::try_from(rows.get(0, 0)?.as_i64()?).ok(),
+            Err(e) if e.class == ErrorClass::Retryable && attempt < READ_ATTEMPTS => {
+                tokio::time::sleep(std::time::Duration::from_millis(5 * attempt)).await;
+            }
+            Err(e) => {
+                tracing::warn!("cannot read D_NEXT_O_ID ({e}); NOPM will be absent");
+                return None;
+            }
+        }
+    }
+    None
 }
 
 /// TPC-C's phase hooks: Σ D_NEXT_O_ID read before the clock starts and at every phase's end
