@@ -284,32 +284,8 @@ fn procedures_change_the_database_exactly_as_the_client_side_statements_do() {
 /// a loaded 2-core host (seen: "40001 ... gave up after 100 attempts").
 #[test]
 fn a_tpcc_run_as_procedure_calls_passes_the_consistency_checks() {
-    let started = Instant::now();
-    let r = common::ServerRun::new("scenarios/ci-tpcc-postgres.toml");
-    let (out, result) = r.run(&[
-        "workload.procedures=true",
-        "workload.isolation=read_committed",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
-    assert_eq!(result["plan"]["workload"]["tpcc"]["procedures"], true);
-    let sample = &result["phases"][1]["summary"];
-    let per_kind = sample["per_kind"].as_array().unwrap();
-    assert_eq!(per_kind.len(), 5);
-    assert!(
-        per_kind
-            .iter()
-            .all(|k| k["transactions"].as_u64().unwrap() > 0),
-        "{per_kind:?}"
+    common::tpcc::procedures_run_passes_the_checks(
+        "scenarios/ci-tpcc-postgres.toml",
+        &["workload.isolation=read_committed"],
     );
-    // One call per transaction, no statement of the client-side form.
-    let q = &sample["queries"];
-    assert_eq!(q["reads"], 0, "{q}");
-    assert_eq!(q["writes"], 0, "{q}");
-    assert!(q["other"].as_u64().unwrap() >= sample["transactions"].as_u64().unwrap());
-    assert!(result["phases"][1]["tpcc"]["tpmc"].as_f64().unwrap() > 0.0);
-    let checks = result["checks"].as_array().unwrap();
-    assert!(checks.len() >= 13, "{checks:?}");
-    assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
-    assert!(common::servers_under(&r.target()).is_empty());
-    eprintln!("CI-sized run with procedures: {:?}", started.elapsed());
 }

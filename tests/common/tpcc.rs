@@ -100,8 +100,25 @@ pub fn pooled_throughput_run_passes_the_checks(
     let (out, result) = r.run(&["workload.connections=4", &set]);
     assert_eq!(out.status.code(), Some(0), "{}", super::text(&out.stderr));
     assert_eq!(result["plan"]["workload"]["connections"], 4);
-    let sample = &result["phases"][1];
-    let per_kind = sample["summary"]["per_kind"].as_array().unwrap();
+    every_kind_ran_and_every_check_passed(&result);
+    let t = &result["phases"][1]["tpcc"];
+    assert!(t["tpmc"].as_f64().unwrap() > 0.0, "{t}");
+    assert!(t["nopm"].as_f64().unwrap() > 0.0, "{t}");
+    // The level asked for is the one the instance's sessions report.
+    assert_eq!(result["plan"]["workload"]["tpcc"]["isolation"], isolation);
+    assert_eq!(t["isolation"][0]["level"], read_back, "{t}");
+    println!("isolation {isolation} read back as {read_back:?}");
+    assert!(
+        super::servers_under(&r.target()).is_empty(),
+        "no server left running"
+    );
+}
+
+/// The recorded phase (the second) ran all five kinds, and every consistency check passed.
+pub fn every_kind_ran_and_every_check_passed(result: &serde_json::Value) {
+    let per_kind = result["phases"][1]["summary"]["per_kind"]
+        .as_array()
+        .unwrap();
     assert_eq!(per_kind.len(), 5);
     assert!(
         per_kind
@@ -109,18 +126,33 @@ pub fn pooled_throughput_run_passes_the_checks(
             .all(|k| k["transactions"].as_u64().unwrap() > 0),
         "{per_kind:?}"
     );
-    let t = &sample["tpcc"];
-    assert!(t["tpmc"].as_f64().unwrap() > 0.0, "{t}");
-    assert!(t["nopm"].as_f64().unwrap() > 0.0, "{t}");
-    // The level asked for is the one the instance's sessions report.
-    assert_eq!(result["plan"]["workload"]["tpcc"]["isolation"], isolation);
-    assert_eq!(t["isolation"][0]["level"], read_back, "{t}");
-    println!("isolation {isolation} read back as {read_back:?}");
     let checks = result["checks"].as_array().unwrap();
     assert!(checks.len() >= 13, "{checks:?}");
     assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
+}
+
+/// A CI-sized run of `scenario` (with `sets`) where every transaction is one procedure call:
+/// no statement of the client-side form runs, New-Orders are counted by the schema, every
+/// kind runs, every consistency check passes, and no server is left behind.
+pub fn procedures_run_passes_the_checks(scenario: &'static str, sets: &[&str]) {
+    let started = Instant::now();
+    let r = super::ServerRun::new(scenario);
+    let mut all = vec!["workload.procedures=true"];
+    all.extend_from_slice(sets);
+    let (out, result) = r.run(&all);
+    assert_eq!(out.status.code(), Some(0), "{}", super::text(&out.stderr));
+    assert_eq!(result["plan"]["workload"]["tpcc"]["procedures"], true);
+    every_kind_ran_and_every_check_passed(&result);
+    let sample = &result["phases"][1];
+    let q = &sample["summary"]["queries"];
+    assert_eq!(q["reads"], 0, "{q}");
+    assert_eq!(q["writes"], 0, "{q}");
+    let calls = q["other"].as_u64().unwrap();
+    assert!(calls >= sample["summary"]["transactions"].as_u64().unwrap());
+    assert!(sample["tpcc"]["nopm"].as_f64().unwrap() > 0.0, "{sample}");
     assert!(
         super::servers_under(&r.target()).is_empty(),
         "no server left running"
     );
+    eprintln!("{scenario} with procedures: {:?}", started.elapsed());
 }
