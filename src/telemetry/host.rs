@@ -101,10 +101,15 @@ pub fn parse_cpu(text: &str) -> Result<CpuTicks, TelemetryError> {
 /// What `/proc/PID/stat` tells of one process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcessStat {
+    /// The parent's process id (field 4).
+    pub ppid: u32,
     /// CPU time in user mode (field 14), ticks.
     pub utime_ticks: u64,
     /// CPU time in kernel mode (field 15), ticks.
     pub stime_ticks: u64,
+    /// CPU time of its children that have exited and been waited for (fields 16 and 17),
+    /// ticks.
+    pub reaped_children_ticks: u64,
     /// Resident set size (field 24, pages) in bytes.
     pub rss_bytes: u64,
 }
@@ -138,8 +143,10 @@ pub fn parse_process(text: &str, page_size: u64) -> Result<ProcessStat, Telemetr
         counter(text, n).map_err(parse_error)
     };
     Ok(ProcessStat {
+        ppid: u32::try_from(field(4)?).unwrap_or(0),
         utime_ticks: field(14)?,
         stime_ticks: field(15)?,
+        reaped_children_ticks: field(16)?.saturating_add(field(17)?),
         rss_bytes: field(24)?.saturating_mul(page_size),
     })
 }
@@ -260,6 +267,28 @@ pub fn read_process(pid: Option<u32>, clock: &Clock) -> Result<ProcessStat, Tele
     parse_process(&text, clock.page_size)
 }
 
+/// A server's CPU time with its worker processes' (PostgreSQL runs a process per connection,
+/// MariaDB threads that its own figures hold already): its own, its live children's, and
+/// its exited children's that it has waited for (added to `utime_ticks`: only the sum is
+/// used); resident memory is its own only (its children share its buffers). The parent's
+/// figures when `/proc` cannot be listed.
+pub fn read_server(pid: u32, clock: &Clock) -> Result<ProcessStat, TelemetryError> {
+    let mut tree = read_process(Some(pid), clock)?;
+    tree.utime_ticks = tree.utime_ticks.saturating_add(tree.reaped_children_ticks);
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Ok(tree);
+    };
+    let children = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|child| read_process(Some(child), clock).ok())
+        .filter(|stat| stat.ppid == pid);
+    for child in children {
+        tree.utime_ticks = tree.utime_ticks.saturating_add(child.utime_ticks);
+        tree.stime_ticks = tree.stime_ticks.saturating_add(child.stime_ticks);
+    }
+    Ok(tree)
+}
+
 /// The units the kernel counts host figures in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Clock {
@@ -315,8 +344,10 @@ mod tests {
         for text in [plain.to_owned(), odd] {
             let stat = parse_process(&text, 4096).expect("parse");
             let expected = ProcessStat {
+                ppid: 13378,
                 utime_ticks: 7,
                 stime_ticks: 3,
+                reaped_children_ticks: 0,
                 rss_bytes: 415 * 4096,
             };
             assert_eq!(stat, expected, "{text}");
@@ -326,6 +357,35 @@ mod tests {
         assert!(err.to_string().contains("no `)`"), "{err}");
         let err = parse_process("13388 (cat) R 1 2", 4096).expect_err("short");
         assert!(err.to_string().contains("at least 14 are needed"), "{err}");
+    }
+
+    #[test]
+    fn a_servers_cpu_counts_its_worker_processes() {
+        // A parent that burns nothing itself: a child burns a second and is reaped, then a
+        // second child burns until killed.
+        let script = "(end=$(($(date +%s) + 1)); while [ $(date +%s) -le $end ]; do :; done); \
+                      (while :; do :; done) & wait";
+        let mut parent = std::process::Command::new("sh")
+            .args(["-c", script])
+            .spawn()
+            .expect("sh");
+        std::thread::sleep(std::time::Duration::from_millis(3500));
+        let clock = Clock::system();
+        let pid = parent.id();
+        let own = read_process(Some(pid), &clock).expect("own").cpu_ticks();
+        let tree = read_server(pid, &clock).expect("tree");
+        let reaped = tree.reaped_children_ticks;
+        let _ = std::process::Command::new("pkill")
+            .args(["-P", &pid.to_string()])
+            .status();
+        let _ = parent.kill();
+        let _ = parent.wait();
+        assert!(reaped >= 5, "the reaped child's time: {reaped} ticks");
+        assert!(
+            tree.cpu_ticks() >= own + reaped + 5,
+            "own {own}, reaped {reaped}, tree {}",
+            tree.cpu_ticks()
+        );
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub struct IntervalTelemetry {
     pub pressure: PressureFigures,
     /// drivebench's own process.
     pub own_process: Option<ProcessFigures>,
-    /// The named processes (database servers) that were alive at both ends of the interval.
+    /// The named processes (database servers) that were alive at both ends of the interval;
+    /// a server's CPU holds its worker processes' (PostgreSQL's backends).
     pub processes: Vec<ProcessFigures>,
 }
 

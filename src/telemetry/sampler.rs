@@ -87,7 +87,7 @@ impl Sampler {
             .processes
             .iter()
             .map(|(name, pid)| {
-                let stat = host::read_process(Some(*pid), &self.clock);
+                let stat = host::read_server(*pid, &self.clock);
                 ((name.clone(), *pid), stat.ok())
             })
             .collect();
