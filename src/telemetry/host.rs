@@ -267,26 +267,36 @@ pub fn read_process(pid: Option<u32>, clock: &Clock) -> Result<ProcessStat, Tele
     parse_process(&text, clock.page_size)
 }
 
-/// A server's CPU time with its worker processes' (PostgreSQL runs a process per connection,
-/// MariaDB threads that its own figures hold already): its own, its live children's, and
-/// its exited children's that it has waited for (added to `utime_ticks`: only the sum is
-/// used); resident memory is its own only (its children share its buffers). The parent's
-/// figures when `/proc` cannot be listed.
-pub fn read_server(pid: u32, clock: &Clock) -> Result<ProcessStat, TelemetryError> {
-    let mut tree = read_process(Some(pid), clock)?;
-    tree.utime_ticks = tree.utime_ticks.saturating_add(tree.reaped_children_ticks);
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Ok(tree);
+/// Servers' CPU time with their worker processes' (PostgreSQL runs a process per connection,
+/// MariaDB threads that its own figures hold already): each server's own, its live
+/// children's, and its exited children's that it has waited for (added to `utime_ticks`: only
+/// the sum is used); resident memory is its own only (its children share its buffers).
+/// `/proc` is listed once for all of them (a server may have thousands of backends); the
+/// parents' own figures when it cannot be listed.
+pub fn read_servers(pids: &[u32], clock: &Clock) -> Vec<Result<ProcessStat, TelemetryError>> {
+    let mut out: Vec<_> = pids
+        .iter()
+        .map(|&pid| {
+            let mut own = read_process(Some(pid), clock)?;
+            own.utime_ticks = own.utime_ticks.saturating_add(own.reaped_children_ticks);
+            Ok(own)
+        })
+        .collect();
+    let entries = match std::fs::read_dir("/proc") {
+        Ok(entries) if !pids.is_empty() => entries,
+        _ => return out,
     };
     let children = entries
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|child| read_process(Some(child), clock).ok())
-        .filter(|stat| stat.ppid == pid);
+        .filter_map(|child| read_process(Some(child), clock).ok());
     for child in children {
-        tree.utime_ticks = tree.utime_ticks.saturating_add(child.utime_ticks);
-        tree.stime_ticks = tree.stime_ticks.saturating_add(child.stime_ticks);
+        let parent = pids.iter().position(|&pid| pid == child.ppid);
+        if let Some(Ok(tree)) = parent.map(|i| &mut out[i]) {
+            tree.utime_ticks = tree.utime_ticks.saturating_add(child.utime_ticks);
+            tree.stime_ticks = tree.stime_ticks.saturating_add(child.stime_ticks);
+        }
     }
-    Ok(tree)
+    out
 }
 
 /// The units the kernel counts host figures in.
@@ -373,7 +383,7 @@ mod tests {
         let clock = Clock::system();
         let pid = parent.id();
         let own = read_process(Some(pid), &clock).expect("own").cpu_ticks();
-        let tree = read_server(pid, &clock).expect("tree");
+        let tree = read_servers(&[pid], &clock).remove(0).expect("tree");
         let reaped = tree.reaped_children_ticks;
         let _ = std::process::Command::new("pkill")
             .args(["-P", &pid.to_string()])

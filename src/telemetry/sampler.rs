@@ -83,13 +83,12 @@ impl Sampler {
             .ok("/proc/pressure/io", host::read_pressure("io"))
             .flatten();
         let own_process = self.ok("/proc/self/stat", host::read_process(None, &self.clock));
+        let pids: Vec<u32> = self.processes.iter().map(|(_, pid)| *pid).collect();
         let processes = self
             .processes
             .iter()
-            .map(|(name, pid)| {
-                let stat = host::read_server(*pid, &self.clock);
-                ((name.clone(), *pid), stat.ok())
-            })
+            .zip(host::read_servers(&pids, &self.clock))
+            .map(|((name, pid), stat)| ((name.clone(), *pid), stat.ok()))
             .collect();
         Snapshot {
             at,
