@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::config::units::{format_bytes, format_duration};
 use crate::report::result::RunReport;
-use crate::scenario::plan::DatabaseRun;
+use crate::scenario::plan::{DatabaseRun, TpccOptions};
 
 /// The settings that differ, as each run has them.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -99,40 +99,24 @@ pub(super) fn facts(r: &RunReport) -> Vec<(String, String)> {
                     .map_or("-".into(), |o| o.rand_type.name().to_string())
             }),
         ),
-        (
-            "pacing".into(),
-            of_db(r, |d| {
-                d.workload
-                    .tpcc()
-                    .map_or("-".into(), |t| t.pacing.name().to_string())
-            }),
-        ),
-        (
-            "mix".into(),
-            of_db(r, |d| {
-                d.workload
-                    .tpcc()
-                    .map_or("-".into(), |t| t.mix.name().to_string())
-            }),
-        ),
-        (
-            "procedures".into(),
-            of_db(r, |d| {
-                d.workload
-                    .tpcc()
-                    .map_or("-".into(), |t| t.procedures.to_string())
-            }),
-        ),
+    ]);
+    out.extend(tpcc_facts(r));
+    out
+}
+
+/// The TPC-C settings; "-" for another benchmark.
+fn tpcc_facts(r: &RunReport) -> [(String, String); 4] {
+    let of_tpcc =
+        |fact: fn(&TpccOptions) -> String| of_db(r, |d| d.workload.tpcc().map_or("-".into(), fact));
+    [
+        ("pacing".into(), of_tpcc(|t| t.pacing.name().to_string())),
+        ("mix".into(), of_tpcc(|t| t.mix.name().to_string())),
+        ("procedures".into(), of_tpcc(|t| t.procedures.to_string())),
         (
             "terminals per warehouse".into(),
-            of_db(r, |d| {
-                d.workload
-                    .tpcc()
-                    .map_or("-".into(), |t| t.terminals_per_warehouse.to_string())
-            }),
+            of_tpcc(|t| t.terminals_per_warehouse.to_string()),
         ),
-    ]);
-    out
+    ]
 }
 
 /// The first instance's engine settings, one `config.KEY` per key ("default" where the
