@@ -25,6 +25,12 @@
 //!   terminals, load, consistency checks), data generation, distributions.
 //! - [`scenario`]: the scenario file as written, `--set` overrides, and the resolved `Plan`
 //!   (with its `[[sweep]]` and `[[curve]]` entries).
+//! - [`replay`]: a capture's requests put on another file or block device (io_uring, O_DIRECT)
+//!   at their recorded times, scaled, or as fast as the recorded concurrency allows, with each
+//!   request's schedule lag, latency per operation and file class, and the fidelity verdict.
+//! - [`capture`]: block I/O capture during a run's phases (tracefs block events in a private
+//!   instance), file classes from FIEMAP, the compact trace format, its summary, the fio
+//!   export, and the remap of a capture onto a replay target.
 //! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
 //!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
 //! - [`exporter`]: live metrics of a running run (current phase, TPS, latency quantiles,
@@ -47,6 +53,7 @@
 //!   [`config`] (units, key paths, scenario errors, typed setting values), [`rng`] (a virtual
 //!   client's seeded random stream).
 
+pub mod capture;
 pub mod cli;
 pub mod clients;
 pub mod config;
@@ -56,6 +63,7 @@ pub mod exporter;
 pub mod io;
 pub mod metrics;
 pub mod protocol;
+pub mod replay;
 pub mod report;
 pub mod rng;
 pub mod scenario;

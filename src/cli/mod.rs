@@ -10,6 +10,7 @@ pub mod docs;
 pub mod logging;
 pub mod merge;
 pub mod plan;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod schema;
@@ -68,6 +69,20 @@ pub enum Command {
     Schema(schema::Args),
     /// Sweep a file or block device with direct I/O: latency-vs-IOPS curves per profile.
     Sweep(Box<sweep::Args>),
+    /// Replay a run's captured block I/O (`run --capture`) on a file or block device.
+    ///
+    /// The capture's requests go to the target at their recorded times (or --speed F times
+    /// faster, or --fast: as fast as the recorded concurrency allows), offsets packed into the
+    /// span the capture touched, writes with generated data, flushes as fdatasync, discards as
+    /// punch-hole or BLKDISCARD, through io_uring with O_DIRECT. Each request's schedule lag,
+    /// latency per operation and file class (log, data, temp, filesystem, unknown), the drive's
+    /// telemetry and verdict, and the fidelity of the replay against the capture are written to
+    /// a run directory that `report` and `compare` take.
+    ///
+    /// Exit codes: 0 replayed; 1 an I/O failed (what was measured is written); 2 a truncated or
+    /// corrupt capture, a target too small, mounted or in use, or requests the target's block
+    /// size cannot take (nothing touched); 130 interrupted (partial results written).
+    Replay(Box<replay::Args>),
     /// List what drivebench left in a target directory, with sizes; remove it with --yes.
     ///
     /// Lists the instance directories (SQLite's database always stays; a server's with
@@ -130,6 +145,11 @@ pub struct ScenarioArgs {
         allow_negative_numbers = true
     )]
     pub time_scale: f64,
+    /// Capture every block request the target's drive sees during the recorded phases (or
+    /// those `[capture] phases` names) into the run directory's capture/, for `drivebench
+    /// replay`. Needs root and the kernel's block tracepoints (tracefs).
+    #[arg(long)]
+    pub capture: bool,
 }
 
 impl ScenarioArgs {
@@ -148,6 +168,14 @@ impl ScenarioArgs {
                 return Err(CliError::Invalid("--target: must not be empty".into()));
             }
             plan.target_path = t.display().to_string();
+        }
+        if self.capture
+            && let Some(db) = plan.database.as_mut()
+            && db.capture.is_none()
+        {
+            db.capture = Some(crate::scenario::capture::PlanCapture::recorded(
+                db.phases.iter().map(|p| (p.name.as_str(), p.record)),
+            ));
         }
         Ok(plan)
     }
@@ -190,6 +218,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Check(a) => check::check(a).await,
         Command::Schema(a) => schema::schema(a),
         Command::Sweep(a) => sweep::sweep(*a).await,
+        Command::Replay(a) => replay::replay(*a).await,
         Command::Docs(a) => docs::docs(a),
         Command::Clean(a) => clean::clean(a),
         Command::Merge(a) => merge::merge(a),

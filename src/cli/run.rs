@@ -135,6 +135,7 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         telemetry: protocol::telemetry::Telemetry::wanted(!args.no_telemetry),
         live: live.as_ref().map(|(m, _)| &**m),
         start_at,
+        capture: protocol::capture::Capture::Off,
     };
     let ending = protocol::run(&plan, &mut ctx).await;
     stop_signals.abort();

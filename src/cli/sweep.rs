@@ -347,6 +347,7 @@ async fn run_sweep(
         cancel: &cancel,
         telemetry: protocol::telemetry::Telemetry::Off,
         live: None,
+        capture: protocol::capture::Capture::Off,
     };
     let ending = protocol::sweeps::run_one(seed, sweep, target, &mut ctx).await;
     stop_signals.abort();

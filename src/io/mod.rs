@@ -24,7 +24,7 @@ mod target;
 mod uring;
 mod worker;
 
-pub use direct::{AlignmentSource, DirectAlignment};
+pub use direct::{AlignedBuf, AlignmentSource, DirectAlignment};
 pub use error::IoError;
 pub use profiles::{PROFILES, Profile, profile};
 pub use result::{LatencySummaryUs, PointResult};
@@ -35,3 +35,4 @@ pub use spec::{
 };
 pub use stream::IoOp;
 pub use target::{DirectTarget, TargetKind, TargetSpec, first_unwritten, open_target};
+pub use uring::fill_bytes;

@@ -44,6 +44,8 @@ pub enum Stage {
     Checks,
     /// An I/O sweep, named as the run reports it (`sweep[0]`, `sweep on /dev/nvme1n1`).
     Sweep(String),
+    /// Writing the block I/O capture after the phases.
+    Capture,
     /// Writing the results.
     Results,
 }
@@ -126,6 +128,7 @@ impl fmt::Display for RunError {
         match &self.stage {
             Stage::Load => write!(f, "load: {}", self.cause),
             Stage::Sweep(name) => write!(f, "{name}: {}", self.cause),
+            Stage::Capture => write!(f, "capture: {}", self.cause),
             _ => write!(f, "{}", self.cause),
         }
     }

@@ -50,6 +50,11 @@ pub async fn run_workload<C: Connector, W: Workload>(
         Err(e) => return Ending::failed(Stage::Setup, e),
     };
     let mut ending = run_phases(plan, &mut fleet, kinds, hooks, ctx).await;
+    if let Some(failed) = super::capture::finish(plan, ctx)
+        && ending.is_complete()
+    {
+        ending = failed;
+    }
     if let (Ending::Complete, Some(curve)) = (&ending, &plan.db.curve) {
         ending = CurveRun {
             plan,

@@ -8,6 +8,7 @@
 //! the phases; `db_curve` runs a `[[curve]]` after the phases with the same clients;
 //! `preflight` what can be known before anything starts.
 
+pub mod capture;
 mod db_curve;
 mod ending;
 mod load;
@@ -70,6 +71,8 @@ pub struct RunCtx<'a> {
     pub live: Option<&'a crate::exporter::LiveMetrics>,
     /// `run --start-at`: the phase clock starts at this instant (loaded and connected before).
     pub start_at: Option<std::time::SystemTime>,
+    /// The block I/O capture, once the instances run (`[capture]`, `--capture`).
+    pub capture: capture::Capture,
 }
 
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.
@@ -160,6 +163,9 @@ pub(crate) async fn run_with<C: Connector>(
         ctx.report.device_stack = Some(probe.devices().clone());
         ctx.telemetry = telemetry::Telemetry::Sampling(Box::new(probe));
     }
+    if let Err(e) = start_capture(plan, ctx) {
+        return Ending::failed(Stage::Setup, e);
+    }
     ctx.report.instances = plan
         .db
         .instances
@@ -211,4 +217,36 @@ pub(crate) async fn run_with<C: Connector>(
             tpcc::checks_after_phases(plan, &connectors, o.warehouses, ctx).await
         }
     }
+}
+
+/// Start the plan's capture, if it has one, on the devices under the target.
+fn start_capture(
+    plan: DbPlan<'_>,
+    ctx: &mut RunCtx<'_>,
+) -> Result<(), crate::capture::CaptureError> {
+    let Some(wanted) = &plan.db.capture else {
+        return Ok(());
+    };
+    let target = std::path::Path::new(plan.target_path());
+    let devices = match &ctx.report.device_stack {
+        Some(d) => d.clone(),
+        None => crate::telemetry::resolve(target).map_err(|e| {
+            crate::capture::CaptureError::Devices {
+                path: target.to_path_buf(),
+                reason: e.to_string(),
+            }
+        })?,
+    };
+    let traced = capture::devices_of(&devices, target)?;
+    ctx.console.line(&format!(
+        "capturing block I/O on {} during {}",
+        traced
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        wanted.phases.join(", ")
+    ));
+    ctx.capture = capture::Capture::start(wanted, traced)?;
+    Ok(())
 }

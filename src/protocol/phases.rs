@@ -98,7 +98,9 @@ pub async fn run_phases(
             + Duration::from_millis(phase.start_offset_ms + phase.duration_ms)
                 .saturating_sub(early);
         let clock = (t0, phase_start, planned_end);
+        ctx.capture.phase_begins(&phase.name);
         let sampled = sample_phase(plan, phase, (fleet, &mut watch), kinds, clock, ctx).await;
+        ctx.capture.phase_ends();
         if let Some(b) = bar {
             b.finish();
         }

@@ -110,6 +110,7 @@ fn target_findings(plan: &Plan) -> Vec<Finding> {
 /// The engine, the clients' writes and memory, the open-files limit.
 fn database_findings(db: &DatabaseRun, target: &str, out: &mut Vec<Finding>) {
     single_writer(db, out);
+    capture_findings(db, target, out);
     for inst in db
         .instances
         .iter()
@@ -431,6 +432,54 @@ pub fn raise_open_files(db: &DatabaseRun) {
         if let Err(e) = rustix::process::setrlimit(rustix::process::Resource::Nofile, raised) {
             tracing::warn!("cannot raise the open-files limit: {e}");
         }
+    }
+}
+
+/// `[capture]`: whether this host can trace the target's drive (root, tracefs, the block
+/// tracepoints) and which devices it would trace.
+fn capture_findings(db: &DatabaseRun, target: &str, out: &mut Vec<Finding>) {
+    let Some(capture) = &db.capture else {
+        return;
+    };
+    if let Err(e) = crate::capture::trace::available() {
+        out.push(finding(
+            Level::Error,
+            format!("capture: {e}; `run` would refuse"),
+        ));
+        return;
+    }
+    let path = Path::new(target);
+    let devices = crate::telemetry::resolve(path)
+        .map_err(|e| e.to_string())
+        .and_then(|d| super::capture::devices_of(&d, path).map_err(|e| e.to_string()));
+    match devices {
+        Ok(devices) => out.push(finding(
+            Level::Ok,
+            format!(
+                "capture: block requests of {} during {} (tracefs block_rq_issue/complete)",
+                devices
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                capture.phases.join(", ")
+            ),
+        )),
+        Err(e) => out.push(finding(
+            Level::Error,
+            format!("capture: {e}; `run` would refuse"),
+        )),
+    }
+    if db
+        .instances
+        .iter()
+        .any(|i| i.provision == Provision::External)
+    {
+        out.push(finding(
+            Level::Note,
+            "capture: an external server's files are not under the target, so its requests \
+             are classed only as filesystem or unknown",
+        ));
     }
 }
 

@@ -57,6 +57,12 @@ pub fn page(r: &RunReport) -> String {
     }
     super::html_curves::section(&mut s, &r.curves);
     super::sweeps::html(&mut s, &r.sweeps);
+    if let Some(c) = &r.capture {
+        super::replay::capture_html(&mut s, c);
+    }
+    if let Some(rp) = &r.replay {
+        super::replay::replay_html(&mut s, rp);
+    }
     loads_and_warnings(&mut s, r);
     let plan = serde_json::to_string_pretty(&r.plan).unwrap_or_default();
     let _ = write!(

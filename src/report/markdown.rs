@@ -37,6 +37,12 @@ pub fn summary(r: &RunReport) -> String {
     super::curves::markdown(&mut s, &r.curves);
     checks(&mut s, r);
     super::sweeps::markdown(&mut s, &r.sweeps);
+    if let Some(c) = &r.capture {
+        super::replay::capture_markdown(&mut s, c);
+    }
+    if let Some(rp) = &r.replay {
+        super::replay::replay_markdown(&mut s, rp);
+    }
     s
 }
 

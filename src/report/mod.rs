@@ -15,6 +15,7 @@ mod html_tpcc;
 pub mod live;
 pub mod markdown;
 pub mod merge;
+pub mod replay;
 pub mod result;
 pub mod server_settings;
 pub mod stats;

@@ -54,6 +54,13 @@ pub struct RunReport {
     /// The devices under the target that telemetry read, as resolved when the phases began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_stack: Option<crate::telemetry::Devices>,
+    /// The block I/O capture of the run's captured phases (`[capture]`, `--capture`): its
+    /// summary; the trace itself is in the run directory's capture/.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<crate::capture::CaptureSummary>,
+    /// A run made by `drivebench replay`: the replay of a capture on a target, with its fidelity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<crate::replay::ReplayReport>,
     /// When the phase clock started, against `--start-at` when given, and the host clock's
     /// state then; absent before the phases began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,6 +94,8 @@ impl RunReport {
             device_stack: None,
             clock: None,
             merge: None,
+            capture: None,
+            replay: None,
             warnings: Vec::new(),
         }
     }

@@ -33,6 +33,9 @@ pub struct ScenarioFile {
     /// A load curve after the phases (at most one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub curve: Vec<super::curve::CurveSection>,
+    /// Capture the block requests the target's drive sees during some phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<super::capture::CaptureSection>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]

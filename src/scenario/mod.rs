@@ -3,6 +3,7 @@
 //! errors carry file, line:column and key.
 
 mod bounds;
+pub mod capture;
 pub mod curve;
 pub mod file;
 mod phases;

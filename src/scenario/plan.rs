@@ -41,6 +41,8 @@ pub struct DatabaseRun {
     /// `[[curve]]`: a load curve after the phases.
     pub curve: Option<super::curve::PlanCurve>,
     pub estimates: Estimates,
+    /// `[capture]` or `--capture`: the phases whose block I/O is captured.
+    pub capture: Option<super::capture::PlanCapture>,
 }
 
 impl Plan {
@@ -108,6 +110,9 @@ struct PlanFile {
     /// Absent for a sweep-only run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     estimates: Option<Estimates>,
+    /// `[capture]`: the phases whose block I/O is captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    capture: Option<super::capture::PlanCapture>,
     /// Synthetic I/O sweeps, run after the phases.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     sweeps: Vec<super::sweep::PlanSweep>,
@@ -141,9 +146,15 @@ impl TryFrom<PlanFile> for Plan {
                 phases: f.phases,
                 curve: f.curve,
                 estimates,
+                capture: f.capture,
             }),
             (Some(_), _) => return Err(PlanFileError::Incomplete),
-            (None, _) if !f.instances.is_empty() || !f.phases.is_empty() || f.curve.is_some() => {
+            (None, _)
+                if !f.instances.is_empty()
+                    || !f.phases.is_empty()
+                    || f.curve.is_some()
+                    || f.capture.is_some() =>
+            {
                 return Err(PlanFileError::Stray);
             }
             (None, _) => None,
@@ -164,15 +175,16 @@ impl TryFrom<PlanFile> for Plan {
 
 impl From<Plan> for PlanFile {
     fn from(p: Plan) -> Self {
-        let (instances, workload, phases, curve, estimates) = match p.database {
+        let (instances, workload, phases, curve, estimates, capture) = match p.database {
             Some(d) => (
                 d.instances,
                 Some(d.workload),
                 d.phases,
                 d.curve,
                 Some(d.estimates),
+                d.capture,
             ),
-            None => (Vec::new(), None, Vec::new(), None, None),
+            None => (Vec::new(), None, Vec::new(), None, None, None),
         };
         PlanFile {
             name: p.name,
@@ -187,6 +199,7 @@ impl From<Plan> for PlanFile {
             phases,
             curve,
             estimates,
+            capture,
             sweeps: p.sweeps,
         }
     }

@@ -72,6 +72,10 @@ pub fn resolve(
     )?;
     let sweeps = super::sweep::resolve_all(&file.sweep, &root.key("sweep"), time_scale)?;
     let curve = super::curve::resolve(&file.curve, &root.key("curve"), time_scale)?;
+    let phase_names: Vec<(&str, bool)> =
+        phases.iter().map(|p| (p.name.as_str(), p.record)).collect();
+    let capture =
+        super::capture::resolve(file.capture.as_ref(), &phase_names, &root.key("capture"))?;
     check_something_recorded(&workload, &phases, curve.is_some(), &root)?;
 
     check_engines_run_workload(&instances, &workload, &root)?;
@@ -90,6 +94,7 @@ pub fn resolve(
             phases,
             curve,
             estimates,
+            capture,
         }),
         sweeps,
     })

@@ -429,6 +429,8 @@ fn combined_report(hosts: &[HostRun], earliest: usize, mut warnings: Vec<String>
     r.curves.clear();
     r.sweeps.clear();
     r.device_stack = None;
+    r.capture = None;
+    r.replay = None;
     r.status = worst_status(hosts);
     r.complete = hosts.iter().all(|h| h.report.complete);
     r.error = hosts
