@@ -9,7 +9,8 @@
 # device reset, the cgroup removed, the files deleted.
 #
 # Env: SCENARIO (default scenarios/ci-sysbench-mariadb.toml), PRE / SAMPLE (phase lengths,
-# default 10s / 30s), IOPS (default 200), CAPTURE_ON (the drive captured, default disk),
+# default 10s / 30s), CAPTURED (the captured sample's length, default 6s: the throttled drive
+# replays it at IOPS requests per second, so a long capture takes long there), IOPS (default 200), CAPTURE_ON (the drive captured, default disk),
 # DIR (a directory on the system disk, default /var/tmp), CARGO_TARGET_DIR.
 # Needs root, mariadb-server, fio (apt-get install -y fio), cgroup v1 blkio, tracefs.
 set -euo pipefail
@@ -19,6 +20,7 @@ PRE="${PRE:-10s}"
 SAMPLE="${SAMPLE:-30s}"
 IOPS="${IOPS:-200}"
 CAPTURE_ON="${CAPTURE_ON:-disk}"
+CAPTURED="${CAPTURED:-6s}"
 DIR="${DIR:-/var/tmp}"
 [ "$(id -u)" = 0 ] || { echo "needs root (zram, cgroups, tracefs)" >&2; exit 2; }
 command -v fio >/dev/null || { echo "fio missing: apt-get install -y fio" >&2; exit 2; }
@@ -71,7 +73,7 @@ for d in zram disk throttled; do
 done
 echo "== capture on $CAPTURE_ON"
 on "$CAPTURE_ON" "$DB" run "$SCENARIO" --quiet --capture --target "$work/$CAPTURE_ON/db-capture" \
-    --out "$work/captured" --set "phase[0].duration=$PRE" --set "phase[1].duration=$SAMPLE" \
+    --out "$work/captured" --set "phase[0].duration=$PRE" --set "phase[1].duration=$CAPTURED" \
     > "$work/captured.log" 2>&1 || { echo "capture run failed:"; tail -5 "$work/captured.log"; exit 1; }
 span="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["span_bytes"])' "$work/captured/capture/capture.json")"
 echo "== replays: drivebench (recorded timing) and fio (read_iolog) on each, $span bytes of target"

@@ -25,4 +25,4 @@ pub use model::{
 pub use remap::{DEFAULT_CHUNK_BYTES, Remap};
 pub use shape::{Shape, ShapeItem, shape_of};
 pub use summary::{CaptureSummary, SecondRow, per_second, summarize};
-pub use trace::{Tracer, available, clean_orphans, device, traceable, whole_disk};
+pub use trace::{Tracer, available, clean_orphans, device, switch_off_own, traceable, whole_disk};

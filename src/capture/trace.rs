@@ -150,6 +150,25 @@ pub fn clean_orphans() -> Vec<String> {
     removed
 }
 
+/// Switch off this process's own trace instances (their reader may still hold them open, so
+/// they are only switched off; the next run's [`clean_orphans`] removes them). For an abort
+/// that exits at once, without the tracer's own teardown.
+pub fn switch_off_own() {
+    let Some(root) = tracefs_root() else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(root.join("instances")) else {
+        return;
+    };
+    let own = std::process::id();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if instance_pid(&name.to_string_lossy()) == Some(own) {
+            switch_off(&entry.path());
+        }
+    }
+}
+
 /// The pid in an instance name `drivebench-<pid>` or `drivebench-<pid>-<n>`.
 fn instance_pid(name: &str) -> Option<u32> {
     let rest = name.strip_prefix(INSTANCE_PREFIX)?;

@@ -280,6 +280,7 @@ pub(crate) fn stop_on_signal(
 
 /// Stop at once on a second signal: servers killed, the results closed as far as they got.
 fn abort(signal: &str, kill_servers: bool, run_dir: &std::path::Path) -> ! {
+    crate::capture::switch_off_own();
     let why = if kill_servers {
         crate::engines::server::kill_all_registered();
         format!(

@@ -44,7 +44,11 @@ pub fn devices_of(devices: &Devices, target: &Path) -> Result<Vec<CapturedDevice
     };
     stack
         .members()
-        .map(|m| crate::capture::trace::device(m.major, m.minor))
+        .map(|m| {
+            let device = crate::capture::trace::device(m.major, m.minor)?;
+            crate::capture::traceable(&device)?;
+            Ok(device)
+        })
         .collect()
 }
 

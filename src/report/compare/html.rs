@@ -1,13 +1,14 @@
 //! compare.html: the ranking tables (and a TPC-C run's figures per run and per kind), the load
 //! curves' SLO figures with the runs' p99-vs-TPS curves overlaid, the sweep tables with the
-//! runs' curves overlaid, and every ranked run's TPS over its compared phase on one chart,
-//! self-contained like report.html.
+//! runs' curves overlaid, the replays (with their p99 per file class as bars), and every
+//! ranked run's TPS over its compared phase on one chart, self-contained like report.html.
 
 use std::fmt::Write;
 
 use super::curves;
 use super::model::Comparison;
 use super::ranking::{ALPHA, html_table};
+use super::replays;
 use super::sweeps;
 use super::tpcc;
 use crate::report::svg::{Chart, Scale, Series, escape, render};
@@ -83,6 +84,9 @@ pub fn page(c: &Comparison) -> String {
         curves::html(&mut s, cc, &c.runs);
     }
     sweeps::html(&mut s, &c.sweeps);
+    if let Some(rc) = &c.replays {
+        replays::html(&mut s, rc);
+    }
     interval_chart(&mut s, c);
     s.push_str("</body></html>");
     s

@@ -1,12 +1,13 @@
 //! compare.md (also printed): the runs, the settings that differ, and per instance count the
-//! ranking tables (and a TPC-C run's figures), then the load curves' SLO figures and the sweep
-//! tables, in the same order as compare.html.
+//! ranking tables (and a TPC-C run's figures), then the load curves' SLO figures, the sweep
+//! tables and the replays, in the same order as compare.html.
 
 use std::fmt::Write;
 
 use super::curves;
 use super::model::Comparison;
 use super::ranking::{ALPHA, markdown_table};
+use super::replays;
 use super::sweeps;
 use super::tpcc;
 
@@ -59,6 +60,9 @@ pub fn page(c: &Comparison) -> String {
         curves::markdown(&mut s, cc, &c.runs);
     }
     sweeps::markdown(&mut s, &c.sweeps);
+    if let Some(rc) = &c.replays {
+        replays::markdown(&mut s, rc);
+    }
     let _ = writeln!(
         s,
         "\n\"vs above\": Welch's t-test on per-interval TPS against the run ranked just above, each series' sample size reduced for its lag-1 autocorrelation; significant when p < {ALPHA}."

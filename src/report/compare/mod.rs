@@ -4,10 +4,11 @@
 //! whether its gap to the run ranked above it is more than noise (Welch's t-test on per-interval
 //! TPS, autocorrelation accounted for). Runs with I/O sweeps also get the sweep tables; a
 //! sweep-only run is listed there but not ranked. Runs with load curves get their peak and SLO
-//! figures side by side. This file reads the runs, refuses what cannot be compared and builds
+//! figures side by side. Runs made by `drivebench replay` get a section of their own, ranked by
+//! p99 per file class when they replay one capture with one timing. This file reads the runs, refuses what cannot be compared and builds
 //! the `Comparison`; the files beside it, which never import this one, hold the parts:
 //! `entry` (a run as compared) and `ranking` below everything, the sections `tpcc`, `curves`,
-//! `sweeps` and `settings` (with `labels`, which tells runs on the same drive apart by it),
+//! `sweeps`, `replays` and `settings` (with `labels`, which tells runs on the same drive apart by it),
 //! `model` over them, and the renderers `markdown` and `html` on top. TPC-C runs that differ in
 //! mix or in procedures are compared with a warning saying so.
 
@@ -18,6 +19,9 @@ mod labels;
 mod markdown;
 pub mod model;
 pub mod ranking;
+pub mod replays;
+#[cfg(test)]
+mod replays_tests;
 pub mod settings;
 pub mod sweeps;
 mod tpcc;
@@ -40,8 +44,10 @@ pub enum CompareError {
     /// Refused without --force.
     #[error("{0} (--force compares them anyway)")]
     DifferentWorkloads(WorkloadMismatch),
-    /// The run read from `run` has neither a measured phase nor a sweep.
-    #[error("{run}: no recorded phase measured any transaction, and no sweep ran")]
+    /// The run read from `run` has neither a measured phase nor a sweep, and is not a replay.
+    #[error(
+        "{run}: no recorded phase measured any transaction, no sweep ran and it is not a replay"
+    )]
     NothingMeasured { run: String },
     /// Two of the runs given are one and the same.
     #[error("{first} and {second} are the same run ({why}); compare needs different runs")]
@@ -152,14 +158,18 @@ fn workload_mismatch(db_runs: &[Run]) -> Option<WorkloadMismatch> {
 }
 
 /// The runs' entries, labelled as given or after their drive, told apart when they share one.
+/// A run with no measured phase needs sweeps or a replay (and is not ranked with the others).
 fn entries(runs: &[Run]) -> Result<Vec<RunEntry>, CompareError> {
     let mut entries: Vec<RunEntry> = Vec::new();
     for ((_, source, r), label) in runs.iter().zip(labels::labels(runs)) {
-        let entry = RunEntry::new(label, source, r);
+        let mut entry = RunEntry::new(label, source, r);
         if !entry.ranked && r.sweeps.is_empty() {
-            return Err(CompareError::NothingMeasured {
-                run: source.clone(),
-            });
+            if r.replay.is_none() {
+                return Err(CompareError::NothingMeasured {
+                    run: source.clone(),
+                });
+            }
+            entry.phase = "- (replay)".into();
         }
         entries.push(entry);
     }
@@ -261,6 +271,7 @@ pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> 
         .collect();
     Ok(Comparison {
         sweeps: sweeps::build(&labelled),
+        replays: replays::build(&labelled),
         curves: curves::build(&entries),
         groups: model::groups(&entries),
         warnings: mix_warning(&entries)

@@ -1,13 +1,14 @@
 //! What `drivebench compare` found, as written to compare.json and rendered in compare.md and
 //! compare.html: `Comparison` holds the runs, why they should not be compared (with --force),
 //! the settings that differ, per instance count a `Group` of rankings (tpmC, TPS, average and
-//! p99 latency), and the sweep and load-curve sections' own types.
+//! p99 latency), and the sweep, load-curve and replay sections' own types.
 
 use serde::Serialize;
 
 use super::curves::CurveComparison;
 use super::entry::RunEntry;
 use super::ranking::{Ranked, rank};
+use super::replays::ReplayComparison;
 use super::sweeps::SweepComparison;
 
 #[derive(Debug, Clone, Serialize)]
@@ -26,6 +27,10 @@ pub struct Comparison {
     /// The runs' load-curve SLO figures ranked, or why not (absent when no run has a curve).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub curves: Option<CurveComparison>,
+    /// The runs made by `drivebench replay`, ranked by p99 per file class, or why not (absent
+    /// when no run is a replay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replays: Option<ReplayComparison>,
 }
 
 impl Comparison {
