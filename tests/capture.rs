@@ -170,7 +170,7 @@ fn a_phase_on_a_loop_device_is_captured_classified_and_written() {
     let instance = tracer.instance_dir().to_owned();
     tracer.begin_phase("sample").unwrap();
     database_io(&mnt);
-    tracer.end_phase().unwrap();
+    tracer.end_phase();
     let (meta, requests) = tracer.finish().unwrap();
     assert!(!instance.exists(), "{} left behind", instance.display());
     let map = FileMap::build(std::slice::from_ref(&mnt), &meta.devices);
@@ -296,7 +296,7 @@ fn reader_cost_per_million_requests() {
             });
         }
     });
-    tracer.end_phase().unwrap();
+    tracer.end_phase();
     let cpu = reader_cpu_seconds();
     let (meta, requests) = tracer.finish().unwrap();
     let million = requests.len() as f64 / 1e6;

@@ -654,6 +654,7 @@ fn a_capture_of_512_byte_sectors_is_refused_on_a_4096_byte_device() {
             seconds: 1.0,
         }],
         lost_events: 0,
+        reader_cpu_s: 0.0,
     };
     let requests: Vec<Request> = (0..64u64)
         .map(|i| Request {

@@ -475,6 +475,7 @@ mod tests {
                 seconds: 2.0,
             }],
             lost_events: 0,
+            reader_cpu_s: 0.0,
         }
     }
 

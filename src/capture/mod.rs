@@ -13,6 +13,7 @@ pub mod model;
 pub mod remap;
 pub mod shape;
 pub mod summary;
+pub mod switch;
 pub mod trace;
 
 pub use classify::{MappedFile, MappedFiles, classify, file_class};

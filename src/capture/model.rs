@@ -195,4 +195,8 @@ pub struct CaptureMeta {
     /// Events the kernel dropped because the reader fell behind (per-CPU `overrun`); a
     /// capture with lost events is reported as incomplete.
     pub lost_events: u64,
+    /// CPU time of drivebench's trace reader thread, user and system (the kernel's work of
+    /// handing it the events included): the capture's own CPU cost.
+    #[serde(default)]
+    pub reader_cpu_s: f64,
 }

@@ -76,6 +76,8 @@ pub struct CaptureSummary {
     pub uncompleted: u64,
     /// Events the kernel dropped: the capture misses requests when this is not 0.
     pub lost_events: u64,
+    /// CPU-seconds of the trace reader thread (the kernel's reads included).
+    pub reader_cpu_s: f64,
     /// Requests that matched no file and no filesystem sign, of all requests.
     pub unknown_request_share: f64,
     /// Their bytes, of all data bytes.
@@ -109,6 +111,7 @@ impl CaptureSummary {
             0 => line.push_str(", no events lost"),
             n => line.push_str(&format!(", {n} events LOST: the capture is incomplete")),
         }
+        line.push_str(&format!(", reader {:.2} CPU-s", self.reader_cpu_s));
         line
     }
 }
@@ -195,6 +198,7 @@ pub fn summarize(meta: &CaptureMeta, requests: &[Request]) -> CaptureSummary {
             .filter(|r| r.complete_ns == NO_COMPLETION)
             .count() as u64,
         lost_events: meta.lost_events,
+        reader_cpu_s: meta.reader_cpu_s,
     }
 }
 
@@ -424,6 +428,7 @@ mod tests {
                 seconds: 2.5,
             }],
             lost_events: 3,
+            reader_cpu_s: 0.5,
         }
     }
 
@@ -466,7 +471,8 @@ mod tests {
         assert_eq!(
             s.line(),
             "6 requests, 0.0 MiB (log 50.0 %, data 16.7 %, filesystem 16.7 %, unknown 16.7 %), \
-             write p99 300 us, flush p99 1000 us, 3 events LOST: the capture is incomplete"
+             write p99 300 us, flush p99 1000 us, 3 events LOST: the capture is incomplete, \
+             reader 0.50 CPU-s"
         );
     }
 

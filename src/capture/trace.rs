@@ -11,8 +11,8 @@
 //! `std::time::Instant`), [`BUFFER_KB_PER_CPU`] of buffer per CPU, a filter `dev == N || ...` on
 //! the traced whole disks (kernel dev_t, `(major << 20) | minor`), and `block_rq_issue`,
 //! `block_rq_complete` and `block_rq_requeue` enabled; `tracing_on` is 1 only while a phase is
-//! on (and [`DRAIN`] after it, so the completions of requests in flight at its end arrive). A
-//! dedicated thread reads the instance's text `trace_pipe` in non-blocking reads of up to
+//! on (and [`DRAIN`] after it, so the completions of requests in flight at its end arrive; the
+//! run does not wait for that, see [`super::switch`]). A dedicated thread reads the instance's text `trace_pipe` in non-blocking reads of up to
 //! [`READ_BUFFER`] bytes, sleeping [`POLL`] whenever it is empty, parses each line in place
 //! into a 32-byte event (the only allocation is a new task name), and keeps them; pairing,
 //! phases and ordering are done once the capture is finished, off the measured path.
@@ -37,6 +37,7 @@ use std::time::Duration;
 
 use super::error::{CaptureError, Unavailable, io};
 use super::model::{CaptureMeta, CapturedDevice, CapturedPhase, Flags, NO_COMPLETION, Op, Request};
+use super::switch::{Switch, write_file};
 
 /// Where tracefs is mounted on current systems, and where older ones had it.
 const TRACEFS_ROOTS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
@@ -286,17 +287,6 @@ pub(super) fn read_dev(path: &Path) -> Result<(u32, u32), CaptureError> {
     })
 }
 
-/// Write a control file of tracefs (or sysfs) the way `echo VALUE > FILE` does.
-fn write_file(path: &Path, value: &str) -> Result<(), CaptureError> {
-    use std::io::Write;
-    let mut file = OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(path)
-        .map_err(io("open", path))?;
-    file.write_all(value.as_bytes()).map_err(io("write", path))
-}
-
 /// CLOCK_MONOTONIC now, in ns: the clock of `trace_clock` = `mono`.
 fn mono_ns() -> u64 {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
@@ -321,6 +311,7 @@ pub struct Tracer {
     start_ns: u64,
     windows: Vec<Window>,
     stop: Arc<AtomicBool>,
+    switch: Arc<Switch>,
     reader: Option<JoinHandle<Reading>>,
     torn_down: bool,
 }
@@ -347,8 +338,10 @@ impl Tracer {
             }
             fs::create_dir(&dir).map_err(io("create", &dir))?;
         }
+        let switch = Arc::new(Switch::new(dir.join("tracing_on")));
         let mut tracer = Tracer {
             dir,
+            switch,
             devices,
             start_ns: mono_ns(),
             windows: Vec::new(),
@@ -391,10 +384,11 @@ impl Tracer {
             .open(&pipe_path)
             .map_err(io("open", &pipe_path))?;
         let stop = Arc::clone(&self.stop);
+        let switch = Arc::clone(&self.switch);
         let devices: Vec<(u32, u32)> = self.devices.iter().map(|d| (d.major, d.minor)).collect();
         let handle = std::thread::Builder::new()
             .name("capture-reader".into())
-            .spawn(move || read_loop(pipe, &stop, devices))
+            .spawn(move || read_loop(pipe, (&stop, &switch), devices))
             .map_err(io("start the reader thread of", pipe_path))?;
         self.reader = Some(handle);
         Ok(())
@@ -416,7 +410,7 @@ impl Tracer {
 
     /// Start recording a phase (ending the one still on, if any).
     pub fn begin_phase(&mut self, name: &str) -> Result<(), CaptureError> {
-        self.end_phase()?;
+        self.end_phase();
         if self.windows.len() >= MAX_PHASES {
             return Err(CaptureError::TooManyPhases { max: MAX_PHASES });
         }
@@ -425,25 +419,34 @@ impl Tracer {
             start: mono_ns(),
             end: None,
         });
-        self.control("tracing_on", "1")
+        self.switch.on()
     }
 
     /// End the phase that is on: its requests are those issued until now; tracing stays on
-    /// for [`DRAIN`] more (this call blocks that long) so their completions are recorded.
-    /// Does nothing when no phase is on.
-    pub fn end_phase(&mut self) -> Result<(), CaptureError> {
+    /// for [`DRAIN`] more so their completions are recorded, switched off by the reader thread
+    /// (this call does not wait). Does nothing when no phase is on.
+    pub fn end_phase(&mut self) {
         let Some(open) = self.windows.last_mut().filter(|w| w.end.is_none()) else {
-            return Ok(());
+            return;
         };
-        open.end = Some(mono_ns());
-        std::thread::sleep(DRAIN);
-        self.control("tracing_on", "0")
+        let now = mono_ns();
+        open.end = Some(now);
+        self.switch.off_after(now + DRAIN.as_nanos() as u64);
+    }
+
+    /// Wait until a pending switch-off is due (the last phase's drain).
+    fn wait_drain(&self) {
+        if let Some(due) = self.switch.due() {
+            let left = due.saturating_sub(mono_ns());
+            std::thread::sleep(Duration::from_nanos(left));
+        }
     }
 
     /// Stop: end the phase that is on, read what the buffer still holds, count lost events,
     /// remove the instance, and return the capture's tables and its requests in issue order.
     pub fn finish(mut self) -> Result<(CaptureMeta, Vec<Request>), CaptureError> {
-        self.end_phase()?;
+        self.end_phase();
+        self.wait_drain();
         let reading = self.stop_reader()?;
         let lost_events = lost_events(&self.dir);
         self.teardown();
@@ -473,6 +476,7 @@ impl Tracer {
             tasks: reading.tasks,
             phases: self.captured_phases(),
             lost_events,
+            reader_cpu_s: reading.cpu_s,
         };
         Ok((meta, requests))
     }
@@ -491,7 +495,7 @@ impl Tracer {
 
     /// Switch tracing off and let the reader drain the pipe and stop.
     fn stop_reader(&mut self) -> Result<Reading, CaptureError> {
-        let off = self.control("tracing_on", "0");
+        let off = self.switch.off();
         self.stop.store(true, Ordering::Release);
         let Some(handle) = self.reader.take() else {
             return Ok(Reading::default());
@@ -766,6 +770,8 @@ struct Reading {
     /// Lines that mention a block event but could not be parsed.
     malformed: u64,
     error: Option<std::io::Error>,
+    /// The reader thread's CPU time, in seconds.
+    cpu_s: f64,
 }
 
 /// Turns lines into events, interning task names.
@@ -862,11 +868,18 @@ impl LineReader {
 }
 
 /// The reader thread: read the pipe until told to stop and found empty.
-fn read_loop(mut pipe: File, stop: &AtomicBool, devices: Vec<(u32, u32)>) -> Reading {
+fn read_loop(
+    mut pipe: File,
+    (stop, switch): (&AtomicBool, &Switch),
+    devices: Vec<(u32, u32)>,
+) -> Reading {
     let mut lines = LineReader::new(devices);
     let mut buf = vec![0u8; READ_BUFFER];
     let mut filled = 0;
     loop {
+        if let Err(e) = switch.poll(mono_ns()) {
+            tracing::warn!("capture: tracing stays on after a phase: {e}");
+        }
         match pipe.read(&mut buf[filled..]) {
             Ok(n) if n > 0 => filled = lines.consume(&mut buf, filled + n),
             Ok(_) => {
@@ -886,6 +899,8 @@ fn read_loop(mut pipe: File, stop: &AtomicBool, devices: Vec<(u32, u32)>) -> Rea
             }
         }
     }
+    let cpu = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    lines.reading.cpu_s = cpu.tv_sec as f64 + cpu.tv_nsec as f64 / 1e9;
     lines.reading
 }
 

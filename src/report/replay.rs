@@ -24,7 +24,8 @@ pub fn capture_markdown(s: &mut String, c: &CaptureSummary) {
     let _ = writeln!(
         s,
         "{} requests, {:.1} MiB over {:.1} s ({:.0} IOPS, {:.1} MiB/s, read share {}, sequential {}, \
-         queue depth mean {:.2} p99 {}, {:.1} flushes/s); the trace is in capture/.",
+         queue depth mean {:.2} p99 {}, {:.1} flushes/s); the trace is in capture/. Its reader \
+         used {:.2} CPU-seconds.",
         c.requests,
         mib(c.bytes),
         c.shape.seconds,
@@ -34,7 +35,8 @@ pub fn capture_markdown(s: &mut String, c: &CaptureSummary) {
         pct(c.shape.sequential_share),
         c.shape.queue_depth.mean,
         c.shape.queue_depth.p99,
-        c.shape.flushes_per_s
+        c.shape.flushes_per_s,
+        c.reader_cpu_s
     );
     match c.lost_events {
         0 => {}
