@@ -30,7 +30,7 @@ found=$(mktemp -d)
 log=$(mktemp)
 trap 'rm -rf "$found" "$log"' EXIT
 
-cargo test --quiet --test props --no-run 2>/dev/null
+cargo test --quiet --test tests --no-run 2>/dev/null
 start=$(date +%s)
 rounds=0
 failed_rounds=0
@@ -39,7 +39,7 @@ declare -A failures=()
 while (($(date +%s) - start < limit)); do
     rounds=$((rounds + 1))
     if ! PROPTEST_CASES=$cases DRIVEBENCH_FUZZ_FAILURES=$found \
-        cargo test --quiet --test props -- --skip regressions --nocapture >"$log" 2>&1; then
+        cargo test --quiet --test tests -- props:: --skip props::regressions --nocapture >"$log" 2>&1; then
         failed_rounds=$((failed_rounds + 1))
     fi
     while read -r name n; do

@@ -8,12 +8,12 @@
 //! tests skip when it or root is missing. Not testable here, and not tested: SQL Server hosts,
 //! systemd units, Galaxy content, real multi-machine networks and real clock skew.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{read_json, root, text};
+use crate::common::{read_json, root, text};
 
 /// The venv holding ansible-playbook and ansible-lint, or None (skip) outside CI.
 fn venv() -> Option<PathBuf> {

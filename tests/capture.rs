@@ -267,7 +267,7 @@ fn extents_on_a_partition_are_placed_on_its_disk() {
 
 /// The reader's cost: CPU seconds of the reader thread per million requests captured, while
 /// 4 threads write 4 KiB O_DIRECT blocks to a bare loop device for 3 s. Run it with
-/// `cargo test --test capture -- --ignored --nocapture`.
+/// `cargo test --test tests capture:: -- --ignored --nocapture`.
 #[test]
 #[ignore = "a measurement, not a check"]
 fn reader_cost_per_million_requests() {

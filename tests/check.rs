@@ -4,11 +4,11 @@
 //! breaks (exit 1); a run that is not TPC-C, an unknown instance, a database that is gone and a
 //! server that was stopped or is gone are refused (exit 2) with the instance named.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
-use common::{read_json, root, run, text, tpcc_sqlite_run};
+use crate::common::{read_json, root, run, text, tpcc_sqlite_run};
 
 fn check(run_dir: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec!["check", run_dir.to_str().unwrap()];

@@ -2,11 +2,11 @@
 //! directory, a sweep file kept, a private MariaDB's directory — listed with sizes, removed only
 //! with --yes, never what it did not create, and refused while a server of ours runs there.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
-use common::{ServerRun, run, run_quickstart, text};
+use crate::common::{ServerRun, run, run_quickstart, text};
 
 fn clean(target: &Path, yes: bool) -> std::process::Output {
     let mut args = vec!["clean", target.to_str().unwrap()];

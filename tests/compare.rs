@@ -1,9 +1,9 @@
 //! `drivebench compare` on fixed result.json fixtures (tests/data/compare/): the ranking
 //! (golden compare.md), the files it writes, labels, and refusal of incomparable runs.
 
-mod common;
+use crate::common;
 
-use common::{root, run, text};
+use crate::common::{root, run, text};
 
 const A: &str = "tests/data/compare/a.json";
 const B: &str = "tests/data/compare/b.json";

@@ -4,12 +4,10 @@
 //! compare.html; runs with different objectives, without a curve, or with different instance
 //! counts are listed but their SLO figures not ranked, saying why.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::curve::f;
-use common::{read_json, root, run, text};
+use crate::common::curve::f;
+use crate::common::{read_json, root, run, text};
 use serde_json::Value;
 
 const A: &str = "tests/data/compare/curve_a.json";

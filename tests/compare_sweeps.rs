@@ -2,9 +2,7 @@
 //! each point, side by side, and the curves overlaid in compare.html; sweep-only runs are
 //! listed but not ranked with the database runs.
 
-mod common;
-
-use common::{bin, read_json, root, run, text};
+use crate::common::{bin, read_json, root, run, text};
 
 /// A sweep of `dir/t.dat`, kept for the next one: filled once, when this one creates it (reads
 /// of never-written blocks would not reach the drive, and are refused).

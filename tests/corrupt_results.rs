@@ -2,11 +2,11 @@
 //! drivebench, not UTF-8, with a number no integer field holds, a directory, or absent, given
 //! to `report`, `compare`, `check` and `merge`: exit 2 with an error naming the file, never a panic.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::{root, run, text};
+use crate::common::{root, run, text};
 
 const FIXTURE: &str = "tests/data/compare/a.json";
 
@@ -146,4 +146,52 @@ fn compare_names_a_broken_result_json_given_as_a_file() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn report_says_which_phase_histogram_is_unreadable_and_what_it_falls_back_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The recorded phase: the one report.html draws a percentile chart of.
+    let at = fixture()["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|p| p["recorded"] == true)
+        .unwrap();
+    let mut cut = fixture();
+    let whole = cut["phases"][at]["histogram"].as_str().unwrap().to_owned();
+    cut["phases"][at]["histogram"] = whole[..whole.len() / 2].into();
+    let mut garbage = fixture();
+    garbage["phases"][at]["histogram"] = "not base64 at all!".into();
+    for (name, value, why) in [
+        ("cut", cut, "histogram"),
+        ("garbage", garbage, "invalid base64"),
+    ] {
+        let dir = run_dir(tmp.path(), name, &serde_json::to_vec(&value).unwrap());
+        let out = run(&["report", dir.to_str().unwrap()]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{name}: {err}");
+        let phase = value["phases"][at]["name"].as_str().unwrap();
+        assert!(
+            err.contains(&format!(
+                "warning: phase {phase}: its latency histogram is unreadable ("
+            )) && err.contains(why),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("come from the summary stored in result.json"),
+            "{name}: {err}"
+        );
+        let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+        assert!(html.contains("chart is left out"), "{name}: report.html");
+    }
+    // The fixture itself reads cleanly: no warning.
+    let dir = run_dir(
+        tmp.path(),
+        "whole",
+        &serde_json::to_vec(&fixture()).unwrap(),
+    );
+    let out = run(&["report", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!text(&out.stderr).contains("unreadable"));
 }

@@ -5,10 +5,8 @@
 //! `common::curve`; a scenario without `[[curve]]` gets the default points; bad curve input
 //! exits 2.
 
-mod common;
-
-use common::curve::check_curve_run;
-use common::{render_in_chromium, root, run, text};
+use crate::common::curve::check_curve_run;
+use crate::common::{render_in_chromium, root, run, text};
 
 #[test]
 fn a_sqlite_curve_runs_its_points_and_reports_them_with_the_slo() {

@@ -6,10 +6,8 @@
 //! with the points, curves.csv rows, report.html's section — and no server is left running.
 //! .ci/run installs mariadb-server when it is missing.
 
-mod common;
-
-use common::curve::{check_curve_run, f, instance_names};
-use common::{ServerRun, bin, render_in_chromium, root, servers_under, text};
+use crate::common::curve::{check_curve_run, f, instance_names};
+use crate::common::{ServerRun, bin, render_in_chromium, root, servers_under, text};
 
 #[test]
 fn a_mariadb_curve_on_two_instances_reports_its_points_and_slo_figures() {

@@ -2,13 +2,11 @@
 //! asserts the exit code, how soon the run ended, what was kept in the run directory (valid
 //! against the result schema) and that no server was left running.
 
-mod common;
-
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{
+use crate::common::{
     ServerRun, StopServers, bin, read_json, root, run, servers_under, text, validate, wait_exit,
     wait_for_lines,
 };

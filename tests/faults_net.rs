@@ -16,8 +16,6 @@
 //!   after the driver's own connect timeout (a minute for drivebench's MySQL client, none for
 //!   tokio-postgres).
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
@@ -27,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use common::{ServerRun, external, read_json, validate, wait_exit, wait_for_lines};
+use crate::common::{ServerRun, external, read_json, validate, wait_exit, wait_for_lines};
 
 const MARIADB: &str = "scenarios/ci-sysbench-mariadb.toml";
 const POSTGRES: &str = "scenarios/ci-sysbench-postgres.toml";

@@ -1,5 +1,7 @@
 //! The layer rule of docs/architecture.md, enforced: every `crate::…` and `super::…` path in
-//! src/ is an edge from its file to the file it names; an edge between two top-level modules
+//! src/ is an edge from its file to the file it names (through `pub use`: a re-exported name
+//! is an edge to the file that defines it; test items are left out, as a test module's
+//! `super::` names its own file); an edge between two top-level modules
 //! must be one the table in docs/architecture.md allows, every top-level module must have a
 //! row there, and no set of files may import each other in a circle.
 
@@ -128,35 +130,152 @@ struct Graph {
     edges: Vec<BTreeSet<usize>>,
 }
 
+/// Names to files: a path's longest prefix that names a file, following `pub use`: a name
+/// re-exported by that file resolves to the file that defines it.
+struct Resolver {
+    by_module: BTreeMap<Vec<String>, usize>,
+    /// (module, name it re-exports) -> the full path it names.
+    reexports: BTreeMap<(Vec<String>, String), Vec<String>>,
+}
+
+/// How many re-exports a path is followed through.
+const MAX_HOPS: usize = 8;
+
+impl Resolver {
+    fn resolve(&self, path: &[String], hops: usize) -> Option<usize> {
+        let k = (1..=path.len())
+            .rev()
+            .find(|k| self.by_module.contains_key(&path[..*k]))?;
+        let file = self.by_module[&path[..k]];
+        if hops < MAX_HOPS
+            && let Some(next) = path.get(k)
+            && let Some(target) = self.reexports.get(&(path[..k].to_vec(), next.clone()))
+        {
+            let full: Vec<String> = target.iter().chain(&path[k + 1..]).cloned().collect();
+            if let Some(f) = self.resolve(&full, hops + 1) {
+                return Some(f);
+            }
+        }
+        Some(file)
+    }
+}
+
+/// The `pub use` items of a file of module `me`, as (name, full path): `crate::`, `super::`,
+/// `self::` and module-relative paths.
+fn reexports_of(text: &str, me: &[String]) -> Vec<(String, Vec<String>)> {
+    let parent = &me[..me.len().saturating_sub(1)];
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("pub use ") {
+        rest = &rest[i + "pub use ".len()..];
+        let (base, tree) = if let Some(t) = rest.strip_prefix("crate::") {
+            (Vec::new(), t)
+        } else if let Some(t) = rest.strip_prefix("super::") {
+            (parent.to_vec(), t)
+        } else if let Some(t) = rest.strip_prefix("self::") {
+            (me.to_vec(), t)
+        } else {
+            (me.to_vec(), rest)
+        };
+        let mut paths = Vec::new();
+        use_tree(tree, base, &mut paths);
+        out.extend(
+            paths
+                .into_iter()
+                .filter_map(|p| Some((p.last()?.clone(), p))),
+        );
+    }
+    out
+}
+
+/// `text` without its `#[cfg(test)]` items (a `mod tests { .. }` block or a `mod x;` line):
+/// a test module's `super::` is the file itself, not its parent.
+fn strip_tests(text: &str) -> String {
+    const MARK: &str = "#[cfg(test)]";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(MARK) {
+        out.push_str(&rest[..at]);
+        let item = &rest[at + MARK.len()..];
+        let Some(open) = item.find(['{', ';']) else {
+            return out;
+        };
+        if item.as_bytes()[open] == b';' {
+            rest = &item[open + 1..];
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut end = item.len();
+        for (i, c) in item[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn test_items_are_left_out_of_the_graph() {
+    assert_eq!(
+        strip_tests(
+            "use crate::a;\n#[cfg(test)]\nmod t;\n#[cfg(test)]\nmod tests {\n    use super::*;\n    fn f() { {} }\n}\nfn g() {}\n"
+        ),
+        "use crate::a;\n\n\nfn g() {}\n"
+    );
+}
+
 fn graph() -> Graph {
     let src = root().join("src");
     let mut files = Vec::new();
     rust_files(&src, Path::new(""), &mut files);
+    let texts: Vec<String> = files
+        .iter()
+        .map(|f| strip_tests(&std::fs::read_to_string(src.join(f)).unwrap()))
+        .collect();
     let by_module: BTreeMap<Vec<String>, usize> = files
         .iter()
         .enumerate()
         .map(|(i, f)| (module_of(f), i))
         .collect();
-    // The longest prefix of `path` that names a file.
-    let resolve = |path: &[String]| {
-        (1..=path.len())
-            .rev()
-            .find_map(|k| by_module.get(&path[..k]).copied())
+    let reexports = files
+        .iter()
+        .zip(&texts)
+        .flat_map(|(f, text)| {
+            let me = module_of(f);
+            reexports_of(text, &me)
+                .into_iter()
+                .map(move |(name, path)| ((me.clone(), name), path))
+        })
+        .collect();
+    let names = Resolver {
+        by_module,
+        reexports,
     };
     let edges = files
         .iter()
+        .zip(&texts)
         .enumerate()
-        .map(|(i, f)| {
-            let text = std::fs::read_to_string(src.join(f)).unwrap();
+        .map(|(i, (f, text))| {
             let me = module_of(f);
             let parent = &me[..me.len().saturating_sub(1)];
             let mut to = BTreeSet::new();
-            for p in paths_after(&text, "crate::") {
-                to.extend(resolve(&p));
+            for p in paths_after(text, "crate::") {
+                to.extend(names.resolve(&p, 0));
             }
-            for p in paths_after(&text, "super::") {
+            for p in paths_after(text, "super::") {
                 let full: Vec<String> = parent.iter().cloned().chain(p).collect();
-                to.extend(resolve(&full));
+                to.extend(names.resolve(&full, 0));
             }
             to.remove(&i);
             to
@@ -346,5 +465,40 @@ fn the_checker_sees_a_circle_and_a_forbidden_edge() {
     assert_eq!(
         paths_after("use super::e::f; my_super::g; super::{self, h}", "super::"),
         strings(&[&["e", "f"], &["self"], &["h"]])
+    );
+    // A name re-exported by `engines` (engines/mod.rs) resolves to the file defining it.
+    let me = strings(&[&["engines"]]).remove(0);
+    let re = reexports_of(
+        "pub use driver::{Engine, UrlProblem};\npub use crate::x::Y;",
+        &me,
+    );
+    assert_eq!(
+        re,
+        vec![
+            (
+                "Engine".to_string(),
+                strings(&[&["engines", "driver", "Engine"]]).remove(0)
+            ),
+            (
+                "UrlProblem".into(),
+                strings(&[&["engines", "driver", "UrlProblem"]]).remove(0)
+            ),
+            ("Y".into(), strings(&[&["x", "Y"]]).remove(0)),
+        ]
+    );
+    let names = Resolver {
+        by_module: BTreeMap::from([
+            (me.clone(), 0),
+            (strings(&[&["engines", "driver"]]).remove(0), 1),
+        ]),
+        reexports: re.into_iter().map(|(n, p)| ((me.clone(), n), p)).collect(),
+    };
+    assert_eq!(
+        names.resolve(&strings(&[&["engines", "UrlProblem"]])[0], 0),
+        Some(1)
+    );
+    assert_eq!(
+        names.resolve(&strings(&[&["engines", "Other"]])[0], 0),
+        Some(0)
     );
 }

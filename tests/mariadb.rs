@@ -4,11 +4,11 @@
 //! warehouse loaded, checked for consistency and reused.
 //! .ci/run installs mariadb-server when it is missing.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::{ServerRun, read_json, servers_under, text, validate, wait_exit};
+use crate::common::{ServerRun, read_json, servers_under, text, validate, wait_exit};
 
 const SCENARIO: &str = "scenarios/ci-sysbench-mariadb.toml";
 

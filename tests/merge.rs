@@ -4,12 +4,12 @@
 //! summed, the result validates against the schema and goes through `report` and `compare`;
 //! runs of different workloads are refused unless `--force`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use common::{bin, read_json, root, run, text, validate};
+use crate::common::{bin, read_json, root, run, text, validate};
 use serde_json::Value;
 
 /// Start a TPC-C SQLite run (one warehouse, 1 s + 3 s) whose phases begin at `start_at`.

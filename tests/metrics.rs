@@ -4,12 +4,10 @@
 //! with an `instance` label; the endpoint goes away with the run. Addresses other than
 //! loopback are refused (exit 2) unless `--metrics-listen-public`.
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bin, root, run, text};
+use crate::common::{bin, root, run, text};
 
 /// The parser: Prometheus's Python client, reading a page on stdin and printing every sample
 /// as JSON `[name, labels, value]`; it raises on anything that is not valid OpenMetrics text.

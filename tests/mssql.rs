@@ -8,11 +8,11 @@
 //! every test prints why it did not run; the TDS emulator tests (tests/mssql_emulator.rs) are
 //! not a substitute for these.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
-use common::{read_json, run_scenario, text};
+use crate::common::{read_json, run_scenario, text};
 use drivebench::engines::EngineKind;
 use drivebench::engines::mssql::{MssqlConfig, MssqlConnector};
 

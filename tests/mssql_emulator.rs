@@ -11,7 +11,7 @@
 //! concurrent writers (one client).
 //! No figure measured here says anything about SQL Server's performance, and none is reported.
 
-mod common;
+use crate::common;
 #[path = "mssql_emulator/load.rs"]
 mod load;
 #[path = "mssql_emulator/tpcc.rs"]
@@ -22,7 +22,7 @@ mod tpcc_data;
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;
 
-use common::mssql::{Emulator, PASSWORD};
+use crate::common::mssql::{Emulator, PASSWORD};
 use drivebench::engines::Dialect;
 use drivebench::engines::mssql::{MssqlConfig, MssqlConnector, MssqlSession};
 use drivebench::engines::{BulkPath, BulkText, Connector, ErrorClass, Rows, Session, Value};

@@ -4,11 +4,11 @@
 //! loaded, checked for consistency and reused.
 //! .ci/run installs the postgresql binaries when they are missing.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
-use common::{ServerRun, read_json, servers_under, text, wait_exit};
+use crate::common::{ServerRun, read_json, servers_under, text, wait_exit};
 
 const SCENARIO: &str = "scenarios/ci-sysbench-postgres.toml";
 

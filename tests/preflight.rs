@@ -2,12 +2,10 @@
 //! exits 2 without creating the run directory or starting a server — a missing `server_bin`, an
 //! unset `password_env`, a target that cannot be written.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{run, text};
+use crate::common::{run, text};
 
 /// `run` refused before anything started: exit 2, `message` on stderr, no run directory.
 fn assert_refused(args: &[&str], out_dir: &Path, message: &str) {

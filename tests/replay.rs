@@ -10,7 +10,7 @@
 //! process exits (an `atexit` handler: a static is never dropped), or at once if making it
 //! fails.
 
-mod common;
+use crate::common;
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -19,7 +19,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{bin, read_json, root, text};
+use crate::common::{bin, read_json, root, text};
 use drivebench::capture::{
     self, CaptureMeta, CapturedDevice, CapturedPhase, FileClass, Flags, MappedFiles, Op, Request,
 };

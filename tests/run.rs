@@ -1,11 +1,9 @@
 //! End-to-end runs of the quickstart on embedded SQLite: the run directory, result.json against
 //! the committed JSON Schema, the TPS arithmetic, `report` regeneration, and Ctrl-C.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{bin, read_json, root, run, run_quickstart, text, validate, wait_for_lines};
+use crate::common::{bin, read_json, root, run, run_quickstart, text, validate, wait_for_lines};
 
 fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))

@@ -2,9 +2,9 @@
 //! with a message naming its key (first line of each file: `# expect: <text>`), and `--set`
 //! overrides go through the same validation.
 
-mod common;
+use crate::common;
 
-use common::{root, run, text};
+use crate::common::{root, run, text};
 use drivebench::scenario;
 
 #[test]
@@ -414,4 +414,45 @@ fn output_into_a_closed_pipe_does_not_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn plan_and_run_agree_on_the_longest_scenario_name() {
+    let scenario = root().join("scenarios/quickstart.toml");
+    let scenario = scenario.to_str().unwrap();
+    let too_long = format!("name={}", "n".repeat(201));
+    let out = run(&["plan", scenario, "--set", &too_long]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("name") && err.contains("at most 200 characters") && err.contains("201"),
+        "{err}"
+    );
+    // The longest name accepted plans, and runs into its default run directory.
+    let longest = "n".repeat(200);
+    let set = format!("name={longest}");
+    let out = run(&["plan", scenario, "--set", &set]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = common::bin()
+        .args([
+            "run",
+            scenario,
+            "--set",
+            &set,
+            "--time-scale",
+            "0.01",
+            "--quiet",
+        ])
+        .args(["--target", tmp.path().join("target").to_str().unwrap()])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let runs: Vec<String> = std::fs::read_dir(tmp.path().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(runs.len(), 1);
+    assert!(runs[0].starts_with(&format!("{longest}-")), "{runs:?}");
 }

@@ -3,11 +3,9 @@
 //! refuses what the program refuses in `[instance.config]`: a key the instance's engine does not
 //! know, under every engine.
 
-mod common;
-
 use std::collections::BTreeSet;
 
-use common::{read_json, root, validate};
+use crate::common::{read_json, root, validate};
 use drivebench::cli::schema::{Kind, schema_text};
 use serde_json::{Value, json};
 

@@ -5,14 +5,12 @@
 //! process it starts. The servers are real MariaDB and PostgreSQL servers the tests start, with
 //! an account that needs the password: a run with a wrong one fails, so the right one is used.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use common::{ServerRun, bin, root, text, wait_exit};
+use crate::common::{ServerRun, bin, root, text, wait_exit};
 use drivebench::engines::{Connector, Session};
 
 const PASSWORD: &str = "Zq7~dbench-PW-9f3c51e8";
@@ -205,7 +203,9 @@ fn the_scan_finds_a_password_where_there_is_one() {
     let me = family(std::process::id());
     let _ = sleeper.kill();
     let _ = sleeper.wait();
-    assert!(me[&std::process::id()].contains("secrets"), "{me:?}");
+    let exe = std::env::current_exe().unwrap();
+    let exe = exe.file_name().unwrap().to_str().unwrap();
+    assert!(me[&std::process::id()].contains(exe), "{me:?}");
     assert_eq!(
         me.get(&sleeper.id()).map(String::as_str),
         Some("sleep 5 "),

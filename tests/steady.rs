@@ -3,11 +3,9 @@
 //! with one no real run meets, it runs to its maximum and says it was not steady. Bad steady
 //! input exits 2 naming the key.
 
-mod common;
-
 use std::path::Path;
 
-use common::{read_json, run_quickstart, text, validate};
+use crate::common::{read_json, run_quickstart, text, validate};
 
 /// The quickstart with 1 s reports, a steady precondition of at most `max` and 1 s rounds
 /// judged by `rule` (window, range %, slope %), then a 2 s sample.

@@ -2,11 +2,11 @@
 //! custom mix at a fixed rate, steady-state rounds, and bad input refused with exit code 2
 //! naming the flag before anything is written.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
-use common::{bin, read_json, root, text, validate};
+use crate::common::{bin, read_json, root, text, validate};
 use drivebench::report::sweeps::CSV_HEADER;
 
 fn f(v: &serde_json::Value) -> f64 {

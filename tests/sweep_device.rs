@@ -3,12 +3,10 @@
 //! with the device's identity in result.json. Needs root and losetup/mkfs.ext4/mount; skipped
 //! with a printed reason where they are missing.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{bin, read_json, root, text};
+use crate::common::{bin, read_json, root, text};
 
 /// Commands undone in reverse order when the test ends, however it ends.
 struct Cleanup(Vec<Vec<String>>);

@@ -1,12 +1,10 @@
 //! `drivebench sweep` interrupted: Ctrl-C stops the current point, and everything measured so
 //! far is in result.json (status "interrupted") and sweeps.csv, with exit code 130.
 
-mod common;
-
 use std::path::Path;
 use std::time::Duration;
 
-use common::{bin, read_json, root, validate, wait_exit};
+use crate::common::{bin, read_json, root, validate, wait_exit};
 
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()

@@ -2,9 +2,7 @@
 //! file under the target directory (removed afterwards), with the points in result.json next
 //! to the phases and in sweeps.csv.
 
-mod common;
-
-use common::{read_json, run, text, validate};
+use crate::common::{read_json, run, text, validate};
 
 #[test]
 fn plan_prints_each_sweep_with_its_profiles_and_time() {

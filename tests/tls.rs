@@ -7,13 +7,13 @@
 //! CA fails verification, saying so — both found by the connection probe, exit 2 before
 //! anything starts; `plan` refuses bad TLS settings with exit 2, naming the key.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;
 
-use common::certs::{self, Certs};
-use common::{ServerRun, external, run, text, validate};
+use crate::common::certs::{self, Certs};
+use crate::common::{ServerRun, external, run, text, validate};
 
 /// `drivebench run` of `r`'s scenario at a tenth of its length against the external server
 /// at `url`: exit code, stderr, and result.json when written.

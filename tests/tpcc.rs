@@ -3,9 +3,9 @@
 //! response-time limits) and consistency checks that all pass; result.json matches the
 //! committed schema; a second run reuses the load; the full-scale review protocol plans.
 
-mod common;
+use crate::common;
 
-use common::{bin, read_json, root, run, text};
+use crate::common::{bin, read_json, root, run, text};
 
 fn run_ci_tpcc(
     scale: &str,

@@ -5,7 +5,7 @@
 //! consistency check.
 //! .ci/run installs mariadb-server when it is missing.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! a failed call leaves no transaction open and nothing written, and a
 //! CI-sized run with procedures passes every consistency check.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;

@@ -3,11 +3,9 @@
 //! 0600), a run of the clients elsewhere (`provision = "external"`) against its URL, then
 //! `down` stops it; refusals exit 2 before anything starts.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt as _;
 
-use common::{read_json, run, text};
+use crate::common::{read_json, run, text};
 
 #[test]
 fn up_leaves_a_loaded_server_that_external_clients_run_against_and_down_stops_it() {

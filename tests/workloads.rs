@@ -1,9 +1,7 @@
 //! Every sysbench test runs end to end on SQLite; an open-model rate is held; a runtime
 //! failure exits 1 and still leaves a result.json.
 
-mod common;
-
-use common::{read_json, run_quickstart, text};
+use crate::common::{read_json, run_quickstart, text};
 
 fn quick_run(
     sets: &[&str],

@@ -144,6 +144,22 @@ fn target_spec(a: &Args, span_bytes: u64, reads: bool) -> Result<Request, CliErr
     if a.destroy_data {
         return Err(invalid("--destroy-data: only for a block device target"));
     }
+    file_target(a, (path, meta), span_bytes, reads).map(|(target, creates, fill)| Request {
+        timing,
+        target,
+        creates,
+        fill,
+    })
+}
+
+/// A file target (or a directory to put one in): its size, and whether it is created and
+/// filled now.
+fn file_target(
+    a: &Args,
+    (path, meta): (std::path::PathBuf, Option<std::fs::Metadata>),
+    span_bytes: u64,
+    reads: bool,
+) -> Result<(TargetSpec, bool, bool), CliError> {
     let file = match &meta {
         Some(m) if m.is_dir() => path.join(DEFAULT_FILE),
         Some(m) if !m.is_file() => {
@@ -187,15 +203,11 @@ fn target_spec(a: &Args, span_bytes: u64, reads: bool) -> Result<Request, CliErr
             file.display()
         )));
     }
-    Ok(Request {
-        timing,
-        target: TargetSpec::File {
-            path: file,
-            size_bytes,
-        },
-        creates,
-        fill,
-    })
+    let target = TargetSpec::File {
+        path: file,
+        size_bytes,
+    };
+    Ok((target, creates, fill))
 }
 
 /// Read the capture: its own errors are invalid input (exit 2).
@@ -361,13 +373,30 @@ async fn run_replay(
     .await;
     watcher.abort();
     stop_signals.abort();
-    let code = match done {
+    let code = record_outcome(&mut report, done);
+    if cancel.is_cancelled() && code == EXIT_OK {
+        report.status = RunStatus::Interrupted;
+        report.complete = false;
+    }
+    report.finished_at = Some(utc_now());
+    dir.finish(&report)
+        .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
+    print_closing(args.quiet, &report, dir, console);
+    Ok(code)
+}
+
+/// The replay's outcome into its report; the exit code.
+fn record_outcome(
+    report: &mut RunReport,
+    done: Result<Result<Done, ThreadError>, tokio::task::JoinError>,
+) -> i32 {
+    match done {
         Ok(Ok(done)) => {
             report.device_stack = Some(done.devices);
             let interrupted = done.report.interrupted;
             report.replay = Some(done.report);
             close_as(
-                &mut report,
+                report,
                 if interrupted {
                     Close::Interrupted
                 } else {
@@ -377,31 +406,27 @@ async fn run_replay(
         }
         Ok(Err(e)) => {
             report.error = Some(e.to_string());
-            close_as(&mut report, Close::Failed)
+            close_as(report, Close::Failed)
         }
         Err(e) => {
             report.error = Some(format!("the replay thread failed: {e}"));
-            close_as(&mut report, Close::Failed)
+            close_as(report, Close::Failed)
         }
-    };
-    if cancel.is_cancelled() && code == EXIT_OK {
-        report.status = RunStatus::Interrupted;
-        report.complete = false;
     }
-    report.finished_at = Some(utc_now());
-    dir.finish(&report)
-        .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
+}
+
+/// The summary, the fidelity verdict and where the results are.
+fn print_closing(quiet: bool, report: &RunReport, dir: &RunDir, console: &Console) {
     if let Some(e) = &report.error {
         crate::report::live::closing_line(&format!("error: {e}"));
     }
-    if !args.quiet {
-        crate::report::live::closing_text(&crate::report::markdown::summary(&report));
+    if !quiet {
+        crate::report::live::closing_text(&crate::report::markdown::summary(report));
     }
     if let Some(r) = &report.replay {
         console.always(&format!("fidelity: {}", r.fidelity.verdict));
     }
     crate::report::live::closing_text(&format!("\nResults: {}\n", dir.path.display()));
-    Ok(code)
 }
 
 enum Close {

@@ -17,5 +17,8 @@ pub fn report(args: Args) -> Result<i32, CliError> {
         RegenerateError::Write(e) => CliError::Failed(e.to_string()),
     })?;
     crate::report::live::stdout_text(&crate::report::markdown::summary(&r));
+    for why in crate::report::unreadable_histograms(&r) {
+        crate::report::live::stderr_line(&format!("warning: {why}"));
+    }
     Ok(EXIT_OK)
 }

@@ -113,17 +113,11 @@ type Outcome = Result<(StatementCounts, u32), (EngineError, u32)>;
 /// transactions until cancelled or a fatal error.
 pub async fn run_client<C: Connector, W: Workload>(
     spec: ClientSpec<C, W>,
-    mut start: watch::Receiver<Option<Instant>>,
+    start: watch::Receiver<Option<Instant>>,
     cancel: CancellationToken,
     events: mpsc::UnboundedSender<ClientEvent>,
 ) {
-    let fail = |source: EngineError| {
-        ClientEvent::Failed(ClientError {
-            instance: spec.instance.clone(),
-            client: spec.client,
-            source,
-        })
-    };
+    let fail = |source: EngineError| failed(&spec, source);
     let mut own = None;
     if spec.pool.is_none() {
         match connect(&spec).await {
@@ -135,50 +129,22 @@ pub async fn run_client<C: Connector, W: Workload>(
         }
     }
     let _ = events.send(ClientEvent::Ready);
-    let start_at = loop {
-        if let Some(t) = *start.borrow_and_update() {
-            break t;
-        }
-        tokio::select! {
-            changed = start.changed() => if changed.is_err() { return },
-            _ = cancel.cancelled() => return,
-        }
+    let Some(start_at) = wait_for_start(start, &cancel).await else {
+        return;
     };
     let mut rng = Rng::for_client(spec.seed, spec.instance_index, u64::from(spec.client));
     let w = &spec.workload;
     let mut terminal = w.terminal(spec.client, &mut rng);
-    let mut next = start_at;
-    if let Pacing::Keyed { ramp } = spec.pacing {
-        next += ramp.mul_f64(rng.next_f64());
-    }
+    let mut pace = Pace::new(spec.pacing, start_at, &mut rng);
     let mut seq = 0u64;
-    let mut pacing = spec.pacing;
-    let mut shared: Option<Arc<rate::OpenSchedule>> = None;
-    let mut generation = 0u64;
     // When the client finished its previous transaction: a start due before that was late
     // because the client was busy, not because it woke late.
     let mut free_at = start_at;
     while !cancel.is_cancelled() {
-        if let Some(c) = &spec.rate
-            && let Some(setting) = c.changed(&mut generation)
-        {
-            pacing = Pacing::Closed;
-            shared = setting;
-        }
+        pace.follow(spec.rate.as_deref());
         let inputs = w.generate(&mut terminal, &mut rng, seq);
         seq += 1;
-        let intended = match (&shared, pacing) {
-            (Some(s), _) => s.next_start(&mut rng),
-            (None, Pacing::Closed) => Instant::now(),
-            (None, Pacing::Poisson { mean_gap }) => {
-                next += Duration::from_secs_f64(rng.exponential(mean_gap.as_secs_f64()));
-                next
-            }
-            (None, Pacing::Keyed { .. }) => {
-                next += w.keying_time(&inputs);
-                next
-            }
-        };
+        let intended = pace.intended(&**w, &inputs, &mut rng);
         if intended > Instant::now() {
             tokio::select! {
                 _ = tokio::time::sleep_until(intended) => {}
@@ -188,76 +154,209 @@ pub async fn run_client<C: Connector, W: Workload>(
         // Awake: how late the client itself is; what follows (a pooled connection) is not.
         let awake = Instant::now();
         let woke_late = awake.saturating_duration_since(intended.max(free_at)) > LATE_WAKE;
-        let (outcome, actual) = match (&mut own, &spec.pool) {
-            (Some((session, state)), _) => {
-                let o = run_transaction(&spec, session, state, &inputs, &cancel).await;
-                (o, awake)
-            }
-            (None, Some(pool)) => {
-                let mut lease = tokio::select! {
-                    l = pool.acquire() => l,
-                    _ = cancel.cancelled() => break,
-                };
-                let actual = Instant::now();
-                let o = match lease.parts() {
-                    Some((session, state)) => {
-                        run_transaction(&spec, session, state, &inputs, &cancel).await
-                    }
-                    None => Err((
-                        EngineError::fatal("DRIVEBENCH", "connection pool is empty"),
-                        0,
-                    )),
-                };
-                (o, actual)
-            }
-            (None, None) => return,
+        let Some((outcome, actual)) = execute(&spec, &mut own, &inputs, &cancel, awake).await
+        else {
+            break;
         };
         let end = Instant::now();
         free_at = end;
         match outcome {
             Ok((counts, attempts)) => {
-                let mut shard = lock(&spec.shard);
-                shard.record(
-                    w.kind_of(&inputs),
-                    end - intended,
-                    end - actual,
-                    counts,
-                    attempts - 1,
+                let times = Times {
+                    intended,
+                    awake,
+                    actual,
+                    end,
+                };
+                record(
+                    &spec,
+                    &terminal,
+                    &inputs,
+                    times,
+                    (counts, attempts),
+                    woke_late,
                 );
-                shard.late_wakes += u64::from(woke_late);
-                if let Some(cards) = w.completed_deck(&terminal) {
-                    shard.record_deck(cards);
-                }
-                // Without a pool the whole start lag is the client's own: nothing to split.
-                if spec.pool.is_some() {
-                    shard.record_start_parts(
-                        awake.saturating_duration_since(intended),
-                        actual - awake,
-                    );
-                }
             }
             Err(_) if cancel.is_cancelled() => break,
             Err((e, attempts)) => {
                 lock(&spec.shard).failed += 1;
-                let e = if attempts >= spec.max_attempts && e.class != ErrorClass::Fatal {
-                    let mut e = e;
-                    e.message = format!(
-                        "{} (gave up after {attempts} attempts; raise workload.max_attempts to retry longer)",
-                        e.message
-                    );
-                    e
-                } else {
-                    e
-                };
-                let _ = events.send(fail(e));
+                let _ = events.send(fail(gave_up(e, attempts, spec.max_attempts)));
                 return;
             }
         }
-        if let Pacing::Keyed { .. } = pacing {
-            next = end + w.think_time(&inputs, &mut rng);
-        }
+        pace.ended(end, &**w, &inputs, &mut rng);
     }
     let _ = events.send(ClientEvent::Stopped);
+}
+
+/// The event of a client that stopped on `source`.
+fn failed<C: Connector, W: Workload>(spec: &ClientSpec<C, W>, source: EngineError) -> ClientEvent {
+    ClientEvent::Failed(ClientError {
+        instance: spec.instance.clone(),
+        client: spec.client,
+        source,
+    })
+}
+
+/// Wait until the protocol sets the start instant; `None` when cancelled first.
+async fn wait_for_start(
+    mut start: watch::Receiver<Option<Instant>>,
+    cancel: &CancellationToken,
+) -> Option<Instant> {
+    loop {
+        if let Some(t) = *start.borrow_and_update() {
+            return Some(t);
+        }
+        tokio::select! {
+            changed = start.changed() => changed.ok()?,
+            _ = cancel.cancelled() => return None,
+        }
+    }
+}
+
+/// When a client's next transaction is due: its own pacing, or an instance-wide open schedule
+/// when the rate control set one.
+struct Pace {
+    pacing: Pacing,
+    /// The next start of a Poisson or keyed client.
+    next: Instant,
+    shared: Option<Arc<rate::OpenSchedule>>,
+    /// The rate control's setting last seen.
+    generation: u64,
+}
+
+impl Pace {
+    fn new(pacing: Pacing, start_at: Instant, rng: &mut Rng) -> Pace {
+        let mut next = start_at;
+        if let Pacing::Keyed { ramp } = pacing {
+            next += ramp.mul_f64(rng.next_f64());
+        }
+        Pace {
+            pacing,
+            next,
+            shared: None,
+            generation: 0,
+        }
+    }
+
+    /// Take a new setting of the rate control, if it changed: from then on the client is
+    /// closed-loop, or follows the shared schedule.
+    fn follow(&mut self, rate: Option<&rate::RateControl>) {
+        if let Some(c) = rate
+            && let Some(setting) = c.changed(&mut self.generation)
+        {
+            self.pacing = Pacing::Closed;
+            self.shared = setting;
+        }
+    }
+
+    /// The intended start of the transaction with `inputs`.
+    fn intended<W: Workload>(&mut self, w: &W, inputs: &W::Inputs, rng: &mut Rng) -> Instant {
+        match (&self.shared, self.pacing) {
+            (Some(s), _) => s.next_start(rng),
+            (None, Pacing::Closed) => Instant::now(),
+            (None, Pacing::Poisson { mean_gap }) => {
+                self.next += Duration::from_secs_f64(rng.exponential(mean_gap.as_secs_f64()));
+                self.next
+            }
+            (None, Pacing::Keyed { .. }) => {
+                self.next += w.keying_time(inputs);
+                self.next
+            }
+        }
+    }
+
+    /// The transaction ended at `end`: a keyed client thinks from there.
+    fn ended<W: Workload>(&mut self, end: Instant, w: &W, inputs: &W::Inputs, rng: &mut Rng) {
+        if let Pacing::Keyed { .. } = self.pacing {
+            self.next = end + w.think_time(inputs, rng);
+        }
+    }
+}
+
+/// Run the transaction on the client's own connection or on one leased from the pool; its
+/// outcome and when it actually started. `None` when cancelled while waiting for a lease.
+async fn execute<C: Connector, W: Workload>(
+    spec: &ClientSpec<C, W>,
+    own: &mut Option<(C::Session, W::Client)>,
+    inputs: &W::Inputs,
+    cancel: &CancellationToken,
+    awake: Instant,
+) -> Option<(Outcome, Instant)> {
+    match (own, &spec.pool) {
+        (Some((session, state)), _) => {
+            let o = run_transaction(spec, session, state, inputs, cancel).await;
+            Some((o, awake))
+        }
+        (None, Some(pool)) => {
+            let mut lease = tokio::select! {
+                l = pool.acquire() => l,
+                _ = cancel.cancelled() => return None,
+            };
+            let actual = Instant::now();
+            let o = match lease.parts() {
+                Some((session, state)) => {
+                    run_transaction(spec, session, state, inputs, cancel).await
+                }
+                None => Err((
+                    EngineError::fatal("DRIVEBENCH", "connection pool is empty"),
+                    0,
+                )),
+            };
+            Some((o, actual))
+        }
+        (None, None) => None,
+    }
+}
+
+/// A transaction's instants: intended start, the client awake, actual start, end.
+struct Times {
+    intended: Instant,
+    awake: Instant,
+    actual: Instant,
+    end: Instant,
+}
+
+/// A transaction done: into the client's shard.
+fn record<C: Connector, W: Workload>(
+    spec: &ClientSpec<C, W>,
+    terminal: &W::Terminal,
+    inputs: &W::Inputs,
+    t: Times,
+    (counts, attempts): (StatementCounts, u32),
+    woke_late: bool,
+) {
+    let w = &spec.workload;
+    let mut shard = lock(&spec.shard);
+    shard.record(
+        w.kind_of(inputs),
+        t.end - t.intended,
+        t.end - t.actual,
+        counts,
+        attempts - 1,
+    );
+    shard.late_wakes += u64::from(woke_late);
+    if let Some(cards) = w.completed_deck(terminal) {
+        shard.record_deck(cards);
+    }
+    // Without a pool the whole start lag is the client's own: nothing to split.
+    if spec.pool.is_some() {
+        shard.record_start_parts(
+            t.awake.saturating_duration_since(t.intended),
+            t.actual - t.awake,
+        );
+    }
+}
+
+/// The error a client stops on; one given up after retries says how to retry longer.
+fn gave_up(mut e: EngineError, attempts: u32, max_attempts: u32) -> EngineError {
+    if attempts >= max_attempts && e.class != ErrorClass::Fatal {
+        e.message = format!(
+            "{} (gave up after {attempts} attempts; raise workload.max_attempts to retry longer)",
+            e.message
+        );
+    }
+    e
 }
 
 /// One transaction with its retries: a retryable error rolls back and re-runs the same inputs,

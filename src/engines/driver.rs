@@ -1,10 +1,9 @@
-//! What an engine is to the rest of drivebench: the closed set of engines as scenario files name
-//! them (`EngineKind`), the SQL dialects the `schemas/` directory is organised by (`Dialect`),
-//! the `Engine` trait each engine folder implements (with `server::Server` for a server engine)
-//! and its `EngineOps` table of names, capabilities and plain functions, and `dispatch`: the one
-//! `match` on `EngineKind` in the crate, which hands a visitor the engine's type. Adding an
-//! engine is a folder under `engines/`, and here a variant of `EngineKind` and of
-//! `EngineConfig` and an arm in `dispatch`.
+//! What an engine is to the rest of drivebench, below the engine folders: the closed set of
+//! engines as scenario files name them (`EngineKind`) and their settings (`EngineConfig`), the
+//! SQL dialects the `schemas/` directory is organised by (`Dialect`), the `Engine` trait each
+//! engine folder implements (with `server::Server` for a server engine) and its `EngineOps`
+//! table of names, capabilities and plain functions. Which type each kind is, is for the
+//! registry above the folders to say.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -13,7 +12,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Connector;
-use super::server::Server;
 use crate::config::{Invalid, KeyPath};
 
 /// Engines this build can drive.
@@ -54,72 +52,8 @@ pub enum EngineConfig {
     Mssql(super::mssql::MssqlConfig),
 }
 
-impl EngineConfig {
-    /// `[instance.config]` of a `kind` instance (none: every default), validated by its engine.
-    pub fn from_table(
-        kind: EngineKind,
-        table: Option<&toml::Table>,
-        key: &KeyPath,
-    ) -> Result<Self, Invalid> {
-        let empty = toml::Table::new();
-        (kind.ops().parse_config)(table.unwrap_or(&empty), key)
-    }
-}
-
-/// Hands `visitor` the engine type of `kind`: the one place that names every engine.
-pub fn dispatch<V: EngineVisitor>(kind: EngineKind, visitor: V) -> V::Output {
-    match kind {
-        EngineKind::Sqlite => visitor.embedded::<super::sqlite::Sqlite>(),
-        EngineKind::Mariadb => visitor.server::<super::mysql::Mariadb>(),
-        EngineKind::Mysql => visitor.server::<super::mysql::Mysql>(),
-        EngineKind::Postgres => visitor.server::<super::postgres::Postgres>(),
-        EngineKind::Mssql => visitor.server::<super::mssql::Mssql>(),
-    }
-}
-
-/// Something done with an engine's type, chosen by [`dispatch`].
-pub trait EngineVisitor {
-    type Output;
-    /// An engine that runs inside drivebench (SQLite).
-    fn embedded<E: Embedded>(self) -> Self::Output;
-    /// An engine that runs as a server, private on the target or external.
-    fn server<E: Server>(self) -> Self::Output;
-}
-
 /// A boxed future, for visitors whose engines' futures have different types.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
-
-impl EngineKind {
-    /// The engine's table of names, capabilities and plain functions.
-    pub fn ops(self) -> &'static EngineOps {
-        struct Ops;
-        impl EngineVisitor for Ops {
-            type Output = &'static EngineOps;
-            fn embedded<E: Embedded>(self) -> &'static EngineOps {
-                E::OPS
-            }
-            fn server<E: Server>(self) -> &'static EngineOps {
-                E::OPS
-            }
-        }
-        dispatch(self, Ops)
-    }
-
-    /// As scenario files and results name it: "sqlite", "mariadb", ...
-    pub fn as_str(self) -> &'static str {
-        self.ops().name
-    }
-
-    /// Engines that run as a server (provisioned or external) rather than embedded.
-    pub fn is_server(self) -> bool {
-        self.ops().is_server
-    }
-
-    /// The SQL dialect its statements are written in.
-    pub fn dialect(self) -> Dialect {
-        self.ops().dialect
-    }
-}
 
 /// The SQL dialects, as `schemas/<benchmark>/<dialect>/` holds their statement files. MariaDB
 /// and MySQL share one.

@@ -12,6 +12,7 @@ pub mod isolation;
 pub mod mssql;
 pub mod mysql;
 pub mod postgres;
+mod registry;
 pub mod runner;
 pub mod server;
 pub mod sqlite;
@@ -25,8 +26,9 @@ use serde::{Deserialize, Serialize};
 
 pub use driver::{
     Advice, BoxFuture, Dialect, Embedded, Engine, EngineConfig, EngineKind, EngineOps,
-    EngineVisitor, PreflightInstance, PreflightRun, Severity, UrlProblem, dispatch,
+    PreflightInstance, PreflightRun, Severity, UrlProblem,
 };
+pub use registry::{EngineVisitor, dispatch};
 pub use statements::Statements;
 
 /// A parameter or result value, independent of any driver's types.

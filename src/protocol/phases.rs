@@ -111,23 +111,12 @@ pub async fn run_phases(
         };
         let mut stop = sampled.stop;
         let mut closed = close_phase(plan, phase, kinds, &sampled.totals, sampled.series, timing);
-        if ctx.telemetry.probe().is_some() {
-            let paced = plan.db.workload.rate.is_some();
-            let t = PhaseTelemetry::close(sampled.telemetry, &closed.summary, paced);
-            if phase.record {
-                ctx.console
-                    .line(&format!("{}: {}", phase.name, t.verdict_line()));
-            }
-            closed.telemetry = Some(t);
-        }
-        if let Some(track) = sampled.steady {
-            let report = track.report();
-            ctx.console
-                .always(&format!("{}: {}", phase.name, report.line()));
-            if let SteadyOutcome::Reached { .. } = report.outcome {
-                early += planned_end.saturating_duration_since(sampled.last_tick);
-            }
-            closed.steady = Some(report);
+        let paced = plan.db.workload.rate.is_some();
+        add_telemetry(phase, &mut closed, sampled.telemetry, paced, ctx);
+        if let Some(track) = sampled.steady
+            && add_steady(phase, &mut closed, track, ctx)
+        {
+            early += planned_end.saturating_duration_since(sampled.last_tick);
         }
         hooks.phase_closed(phase, &mut closed).await;
         ctx.report.phases.push(closed);
@@ -140,6 +129,42 @@ pub async fn run_phases(
         }
     }
     Ending::Complete
+}
+
+/// The phase's telemetry and its verdict (printed for a recorded phase), when the run has a
+/// probe.
+fn add_telemetry(
+    phase: &PlanPhase,
+    closed: &mut PhaseReport,
+    rows: Vec<TelemetryRow>,
+    paced: bool,
+    ctx: &mut RunCtx<'_>,
+) {
+    if ctx.telemetry.probe().is_none() {
+        return;
+    }
+    let t = PhaseTelemetry::close(rows, &closed.summary, paced);
+    if phase.record {
+        ctx.console
+            .line(&format!("{}: {}", phase.name, t.verdict_line()));
+    }
+    closed.telemetry = Some(t);
+}
+
+/// An `until = "steady"` phase's report, printed; whether it reached steady state (and so
+/// ended before its planned end).
+fn add_steady(
+    phase: &PlanPhase,
+    closed: &mut PhaseReport,
+    track: SteadyTrack,
+    ctx: &mut RunCtx<'_>,
+) -> bool {
+    let report = track.report();
+    ctx.console
+        .always(&format!("{}: {}", phase.name, report.line()));
+    let reached = matches!(report.outcome, SteadyOutcome::Reached { .. });
+    closed.steady = Some(report);
+    reached
 }
 
 /// Release the clients (at `--start-at`, if given) and start the telemetry with them; the

@@ -254,10 +254,24 @@ fn over_time(s: &mut String, r: &RunReport) {
     super::html_telemetry::over_time(s, r, &markers);
 }
 
+/// What a report does without a phase's histogram.
+pub const HISTOGRAM_FALLBACK: &str = "The latency-by-percentile chart is left out; TPS, average \
+     and percentile latencies come from the summary stored in result.json.";
+
 /// Response time by percentile, from the phase's stored histogram (microseconds).
 fn distribution(s: &mut String, ph: &PhaseReport) {
-    let Ok(h) = crate::metrics::histogram::decode(&ph.histogram) else {
-        return;
+    let h = match crate::metrics::histogram::decode(&ph.histogram) {
+        Ok(h) => h,
+        Err(e) => {
+            let _ = write!(
+                s,
+                "<p class=\"warn\"><b>{}: {}.</b> {}</p>",
+                escape(&ph.name),
+                escape(&e.to_string()),
+                HISTOGRAM_FALLBACK
+            );
+            return;
+        }
     };
     if h.is_empty() {
         return;

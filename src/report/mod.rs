@@ -283,6 +283,24 @@ pub fn read_result(path: &Path) -> Result<RunReport, ReadError> {
     Ok(report)
 }
 
+/// The recorded phases whose stored latency histogram cannot be read (corrupt or cut short),
+/// each with why, for `report` to say so.
+pub fn unreadable_histograms(report: &RunReport) -> Vec<String> {
+    report
+        .phases
+        .iter()
+        .filter(|p| p.recorded)
+        .filter_map(|p| {
+            let e = crate::metrics::histogram::decode(&p.histogram).err()?;
+            Some(format!(
+                "phase {}: its latency histogram is unreadable ({e}). {}",
+                p.name,
+                html::HISTOGRAM_FALLBACK
+            ))
+        })
+        .collect()
+}
+
 /// Regenerate summary.md, report.html, series.csv (and sweeps.csv when sweeps ran) of a run
 /// directory from its result.json.
 pub fn regenerate(dir: &Path) -> Result<RunReport, RegenerateError> {

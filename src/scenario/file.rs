@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
-    /// Name of the scenario; used in the default run directory name.
+    /// Name of the scenario: letters, digits, `.`, `_` and `-`, at most 200 characters; used
+    /// in the default run directory name.
     pub name: String,
     /// Interval between live lines and series rows, e.g. "10s". Default "10s".
     pub report_interval: Option<String>,

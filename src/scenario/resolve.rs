@@ -14,6 +14,63 @@ use crate::engines::{EngineConfig, EngineKind};
 /// Shortest report interval after time scaling.
 pub const MIN_REPORT_INTERVAL_MS: u64 = 100;
 
+/// Longest scenario name: the run directory is named `<name>-<UTC stamp>`, and a file name
+/// has at most 255 bytes.
+pub const MAX_NAME_LEN: usize = 200;
+
+/// The scenario's name, trimmed: letters, digits, '.', '_' or '-', at most [`MAX_NAME_LEN`].
+fn check_name<'a>(name: &'a str, root: &KeyPath) -> Result<&'a str, Invalid> {
+    let trimmed = name.trim();
+    if trimmed.is_empty()
+        || !trimmed
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        return Err(Invalid::new(
+            root.key("name"),
+            format!("must be a non-empty name of letters, digits, '.', '_' or '-', got {name:?}"),
+        ));
+    }
+    if trimmed.len() > MAX_NAME_LEN {
+        return Err(Invalid::new(
+            root.key("name"),
+            format!(
+                "must be at most {MAX_NAME_LEN} characters (it names the run directory), got {}",
+                trimmed.len()
+            ),
+        ));
+    }
+    Ok(trimmed)
+}
+
+/// `seed`: at least 0; 1 when absent.
+fn check_seed(seed: Option<i64>, root: &KeyPath) -> Result<u64, Invalid> {
+    match seed {
+        Some(s) if s < 0 => Err(Invalid::new(
+            root.key("seed"),
+            format!("must be at least 0, got {s}"),
+        )),
+        Some(s) => Ok(s as u64),
+        None => Ok(1),
+    }
+}
+
+/// `target.path`, `./drivebench-target` when absent; never empty.
+fn target_path(file: &ScenarioFile, root: &KeyPath) -> Result<String, Invalid> {
+    let path = file
+        .target
+        .path
+        .clone()
+        .unwrap_or_else(|| "./drivebench-target".to_string());
+    if path.trim().is_empty() {
+        return Err(Invalid::new(
+            root.key("target").key("path"),
+            "must not be empty",
+        ));
+    }
+    Ok(path)
+}
+
 pub fn resolve(
     file: &ScenarioFile,
     source: &str,
@@ -21,47 +78,15 @@ pub fn resolve(
     overrides: &[String],
 ) -> Result<Plan, Invalid> {
     let root = KeyPath::root();
-    let name = file.name.trim();
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-    {
-        return Err(Invalid::new(
-            root.key("name"),
-            format!(
-                "must be a non-empty name of letters, digits, '.', '_' or '-', got {:?}",
-                file.name
-            ),
-        ));
-    }
+    let name = check_name(&file.name, &root)?;
     let interval = match &file.report_interval {
         Some(text) => positive_duration(text, root.key("report_interval"))?,
         None => Duration::from_secs(10),
     };
     let report_interval_ms =
         scale_ms(interval, time_scale, &root.key("report_interval"))?.max(MIN_REPORT_INTERVAL_MS);
-    let seed = match file.seed {
-        Some(s) if s < 0 => {
-            return Err(Invalid::new(
-                root.key("seed"),
-                format!("must be at least 0, got {s}"),
-            ));
-        }
-        Some(s) => s as u64,
-        None => 1,
-    };
-    let target_path = file
-        .target
-        .path
-        .clone()
-        .unwrap_or_else(|| "./drivebench-target".to_string());
-    if target_path.trim().is_empty() {
-        return Err(Invalid::new(
-            root.key("target").key("path"),
-            "must not be empty",
-        ));
-    }
+    let seed = check_seed(file.seed, &root)?;
+    let target_path = target_path(file, &root)?;
     let instances = resolve_instances(&file.instance, &root.key("instance"))?;
     let workload = resolve_workload(&file.workload, &root.key("workload"))?;
     let phases = super::phases::resolve(

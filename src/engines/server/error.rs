@@ -59,7 +59,7 @@ pub enum ProvisionError {
     Init {
         dir: PathBuf,
         program: PathBuf,
-        outcome: super::process::Incomplete,
+        outcome: Incomplete,
         output_tail: String,
         log_tail: String,
     },
@@ -121,7 +121,7 @@ pub enum ProvisionError {
     Initdb {
         dir: PathBuf,
         program: PathBuf,
-        outcome: super::process::Incomplete,
+        outcome: Incomplete,
         log: PathBuf,
         output_tail: String,
     },
@@ -171,6 +171,17 @@ fn read_tail(path: &Path, from: u64) -> std::io::Result<String> {
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     Ok(lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n"))
+}
+
+/// Why a command run to completion did not complete successfully.
+#[derive(Debug, thiserror::Error)]
+pub enum Incomplete {
+    #[error("{0}")]
+    Exited(std::process::ExitStatus),
+    #[error("did not finish within {0:?}")]
+    TimedOut(std::time::Duration),
+    #[error("cannot wait for it: {0}")]
+    Wait(#[source] std::io::Error),
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
 
+use super::error::Incomplete;
 use super::{POLL_INTERVAL, ProvisionError, register, send_signal, unregister, wait_for_exit};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,15 +235,4 @@ pub fn run_to_completion(child: &mut Child, timeout: Duration) -> Result<(), Inc
         }
         Err(err) => Err(Incomplete::Wait(err)),
     }
-}
-
-/// Why a command run to completion did not complete successfully.
-#[derive(Debug, thiserror::Error)]
-pub enum Incomplete {
-    #[error("{0}")]
-    Exited(ExitStatus),
-    #[error("did not finish within {0:?}")]
-    TimedOut(Duration),
-    #[error("cannot wait for it: {0}")]
-    Wait(#[source] std::io::Error),
 }

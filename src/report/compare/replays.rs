@@ -171,19 +171,34 @@ fn timing_text(r: &ReplayReport) -> String {
     }
 }
 
+/// Why a replay has no p99 of all requests.
+#[derive(Debug, thiserror::Error)]
+enum NoMergedP99 {
+    #[error("no per-class latency histograms in its result")]
+    NoHistograms,
+    #[error("class {class}: {detail}")]
+    Unreadable { class: String, detail: String },
+    #[error("its histograms hold no request")]
+    Empty,
+}
+
 /// The p99 of all requests: the per-class histograms merged.
-fn merged_p99(r: &ReplayReport) -> Result<u64, String> {
+fn merged_p99(r: &ReplayReport) -> Result<u64, NoMergedP99> {
     let hists = &r.histograms.latency_by_class;
     if hists.is_empty() {
-        return Err("no per-class latency histograms in its result".into());
+        return Err(NoMergedP99::NoHistograms);
     }
     let mut all = new_histogram();
     for (class, text) in hists {
-        let h = decode(text).map_err(|e| format!("class {class}: {e}"))?;
-        all.add(&h).map_err(|e| format!("class {class}: {e:?}"))?;
+        let unreadable = |detail: String| NoMergedP99::Unreadable {
+            class: class.clone(),
+            detail,
+        };
+        let h = decode(text).map_err(|e| unreadable(e.to_string()))?;
+        all.add(&h).map_err(|e| unreadable(format!("{e:?}")))?;
     }
     if all.is_empty() {
-        return Err("its histograms hold no request".into());
+        return Err(NoMergedP99::Empty);
     }
     Ok(all.value_at_quantile(0.99))
 }
@@ -454,31 +469,7 @@ pub fn html(s: &mut String, c: &ReplayComparison) {
     }
     s.push_str("</tr>");
     for r in &c.runs {
-        let _ = write!(s, "<tr><td class=\"l\">{}</td>", escape(&r.label));
-        let mut cells = cells(r, &c.classes);
-        let mark = r.mark();
-        if let Some(last) = cells.last_mut() {
-            *last = if mark.is_empty() {
-                escape(&r.fidelity)
-            } else {
-                format!(
-                    "<span class=\"fail\">{}</span>: {}",
-                    escape(&mark),
-                    escape(&r.fidelity)
-                )
-            };
-        }
-        let n = cells.len();
-        for (i, cell) in cells.into_iter().enumerate() {
-            let text = if i + 1 == n { cell } else { escape(&cell) };
-            let class = if i < 3 || i + 3 > n {
-                " class=\"l\""
-            } else {
-                ""
-            };
-            let _ = write!(s, "<td{class}>{text}</td>");
-        }
-        s.push_str("</tr>");
+        html_row(s, r, &c.classes);
     }
     s.push_str("</table>");
     for r in &c.runs {
@@ -488,6 +479,11 @@ pub fn html(s: &mut String, c: &ReplayComparison) {
     }
     let _ = write!(s, "<p>{}</p>", escape(LATENCY_NOTE));
     class_bars(s, c);
+    html_rankings(s, c);
+}
+
+/// compare.html's replay rankings, with the warnings and the notes on marked replays.
+fn html_rankings(s: &mut String, c: &ReplayComparison) {
     let rankings = c.rankings();
     if rankings.is_empty() {
         return;
@@ -526,6 +522,35 @@ pub fn html(s: &mut String, c: &ReplayComparison) {
         }
         s.push_str("</ul>");
     }
+}
+
+/// One replay's row of compare.html's table; its fidelity cell carries the mark.
+fn html_row(s: &mut String, r: &ReplayRun, classes: &[String]) {
+    let _ = write!(s, "<tr><td class=\"l\">{}</td>", escape(&r.label));
+    let mut cells = cells(r, classes);
+    let mark = r.mark();
+    if let Some(last) = cells.last_mut() {
+        *last = if mark.is_empty() {
+            escape(&r.fidelity)
+        } else {
+            format!(
+                "<span class=\"fail\">{}</span>: {}",
+                escape(&mark),
+                escape(&r.fidelity)
+            )
+        };
+    }
+    let n = cells.len();
+    for (i, cell) in cells.into_iter().enumerate() {
+        let text = if i + 1 == n { cell } else { escape(&cell) };
+        let class = if i < 3 || i + 3 > n {
+            " class=\"l\""
+        } else {
+            ""
+        };
+        let _ = write!(s, "<td{class}>{text}</td>");
+    }
+    s.push_str("</tr>");
 }
 
 /// Widest bar, px.

@@ -310,23 +310,9 @@ fn target(s: &SweepSection, key: &KeyPath) -> Result<SweepTarget, Invalid> {
     }
 }
 
-/// Resolve one entry.
-pub fn resolve(s: &SweepSection, key: &KeyPath, time_scale: f64) -> Result<PlanSweep, Invalid> {
-    let profiles = profiles(s, key)?;
-    let target = target(s, key)?;
-    let region = match &s.region {
-        Some(text) => parse_region(text).map_err(|m| bad(key, "region", m))?,
-        None => Region::WHOLE,
-    };
-    let warmup_ms = scaled_ms(s.warmup.as_deref(), "5s", time_scale, true, key, "warmup")?;
-    let duration_ms = scaled_ms(
-        s.duration.as_deref(),
-        "30s",
-        time_scale,
-        false,
-        key,
-        "duration",
-    )?;
+/// The curve's points (percent of the maximum), after the checks of `rate`, `curve` and
+/// `stop_curve_ms`: a fixed rate runs one point and takes none of the curve keys.
+fn curve_points(s: &SweepSection, key: &KeyPath) -> Result<Vec<f64>, Invalid> {
     if let Some(rate) = s.rate {
         if !(rate.is_finite() && rate > 0.0) {
             return Err(bad(
@@ -372,6 +358,27 @@ pub fn resolve(s: &SweepSection, key: &KeyPath, time_scale: f64) -> Result<PlanS
             format!("must be a positive number of milliseconds, got {ms}"),
         ));
     }
+    Ok(points_pct)
+}
+
+/// Resolve one entry.
+pub fn resolve(s: &SweepSection, key: &KeyPath, time_scale: f64) -> Result<PlanSweep, Invalid> {
+    let profiles = profiles(s, key)?;
+    let target = target(s, key)?;
+    let region = match &s.region {
+        Some(text) => parse_region(text).map_err(|m| bad(key, "region", m))?,
+        None => Region::WHOLE,
+    };
+    let warmup_ms = scaled_ms(s.warmup.as_deref(), "5s", time_scale, true, key, "warmup")?;
+    let duration_ms = scaled_ms(
+        s.duration.as_deref(),
+        "30s",
+        time_scale,
+        false,
+        key,
+        "duration",
+    )?;
+    let points_pct = curve_points(s, key)?;
     let default_fill = if matches!(target, SweepTarget::File { .. }) {
         1
     } else {
