@@ -175,7 +175,6 @@ fn addressed_class(
 mod tests {
     use super::*;
     use crate::capture::fiemap::{Extent, FileEntry};
-    use crate::capture::model::NO_COMPLETION;
     use std::path::PathBuf;
 
     #[test]
@@ -215,16 +214,10 @@ mod tests {
 
     fn req(op: Op, sector: u64, bytes: u32, task: u16, flags: u8) -> Request {
         Request {
-            issue_ns: 0,
-            complete_ns: NO_COMPLETION,
-            sector,
-            bytes,
-            device: 0,
             task,
-            op,
             flags: Flags(flags),
             class: FileClass::Unknown,
-            phase: 0,
+            ..Request::data(op, sector, bytes)
         }
     }
 

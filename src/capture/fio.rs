@@ -137,21 +137,12 @@ pub fn export(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::model::{FileClass, Flags, NO_COMPLETION};
     use crate::capture::remap::DEFAULT_CHUNK_BYTES;
 
     fn req(issue_us: u64, op: Op, sector: u64, bytes: u32) -> Request {
         Request {
             issue_ns: issue_us * 1000 + 17,
-            complete_ns: NO_COMPLETION,
-            sector,
-            bytes,
-            device: 0,
-            task: 0,
-            op,
-            flags: Flags::default(),
-            class: FileClass::Data,
-            phase: 0,
+            ..Request::data(op, sector, bytes)
         }
     }
 

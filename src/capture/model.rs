@@ -150,6 +150,26 @@ pub struct Request {
     pub phase: u8,
 }
 
+#[cfg(test)]
+impl Request {
+    /// For tests: a data request of the first device and task, issued at 0, not completed,
+    /// with no flags; struct update syntax sets the rest.
+    pub fn data(op: Op, sector: u64, bytes: u32) -> Request {
+        Request {
+            issue_ns: 0,
+            complete_ns: NO_COMPLETION,
+            sector,
+            bytes,
+            device: 0,
+            task: 0,
+            op,
+            flags: Flags::default(),
+            class: FileClass::Data,
+            phase: 0,
+        }
+    }
+}
+
 impl Request {
     /// The request's byte offset on its device.
     pub fn offset_bytes(&self) -> u64 {

@@ -63,20 +63,11 @@ impl Remap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::model::{FileClass, Flags, NO_COMPLETION};
 
     fn req(device: u16, sector: u64, bytes: u32, op: Op) -> Request {
         Request {
-            issue_ns: 0,
-            complete_ns: NO_COMPLETION,
-            sector,
-            bytes,
             device,
-            task: 0,
-            op,
-            flags: Flags::default(),
-            class: FileClass::Data,
-            phase: 0,
+            ..Request::data(op, sector, bytes)
         }
     }
 

@@ -109,21 +109,10 @@ pub fn check_target(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::{DEFAULT_CHUNK_BYTES, FileClass, Flags, NO_COMPLETION};
+    use crate::capture::DEFAULT_CHUNK_BYTES;
 
     fn req(op: Op, sector: u64, bytes: u32) -> Request {
-        Request {
-            issue_ns: 0,
-            complete_ns: NO_COMPLETION,
-            sector,
-            bytes,
-            device: 0,
-            task: 0,
-            op,
-            flags: Flags::default(),
-            class: FileClass::Data,
-            phase: 0,
-        }
+        Request::data(op, sector, bytes)
     }
 
     fn fit(size_bytes: u64, align_bytes: u64, block_device: bool) -> TargetFit<'static> {

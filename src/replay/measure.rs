@@ -377,20 +377,13 @@ impl ReplayOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::{DEFAULT_CHUNK_BYTES, Flags};
+    use crate::capture::DEFAULT_CHUNK_BYTES;
 
     fn req(op: Op, class: FileClass, sector: u64, bytes: u32) -> Request {
         Request {
-            issue_ns: 0,
-            complete_ns: NO_COMPLETION,
-            sector,
-            bytes,
             device: 3,
-            task: 0,
-            op,
-            flags: Flags::default(),
             class,
-            phase: 0,
+            ..Request::data(op, sector, bytes)
         }
     }
 

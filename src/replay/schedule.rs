@@ -109,20 +109,13 @@ pub fn recorded_max_depth(sorted: &[Request]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::{FileClass, Flags, Op};
+    use crate::capture::Op;
 
     fn req(issue_us: u64, done_us: Option<u64>) -> Request {
         Request {
             issue_ns: issue_us * 1000,
             complete_ns: done_us.map_or(NO_COMPLETION, |d| d * 1000),
-            sector: 0,
-            bytes: 4096,
-            device: 0,
-            task: 0,
-            op: Op::Read,
-            flags: Flags::default(),
-            class: FileClass::Data,
-            phase: 0,
+            ..Request::data(Op::Read, 0, 4096)
         }
     }
 
