@@ -12,10 +12,11 @@
 //! the traced whole disks (kernel dev_t, `(major << 20) | minor`), and `block_rq_issue`,
 //! `block_rq_complete` and `block_rq_requeue` enabled; `tracing_on` is 1 only while a phase is
 //! on (and [`DRAIN`] after it, so the completions of requests in flight at its end arrive; the
-//! run does not wait for that, see [`super::switch`]). A dedicated thread reads the instance's text `trace_pipe` in non-blocking reads of up to
-//! [`READ_BUFFER`] bytes, sleeping [`POLL`] whenever it is empty, parses each line in place
-//! into a 32-byte event (the only allocation is a new task name), and keeps them; pairing,
-//! phases and ordering are done once the capture is finished, off the measured path.
+//! run does not wait for that, see [`super::switch`]). A dedicated thread reads the instance's
+//! text `trace_pipe` in non-blocking reads of up to [`READ_BUFFER`] bytes, sleeping [`POLL`]
+//! whenever it is empty, parses each line in place into a 32-byte event (the only allocation
+//! is a new task name), and keeps them; pairing, phases and ordering are done once the capture
+//! is finished, off the measured path.
 //!
 //! Timestamps: the text pipe prints `seconds.microseconds`, so times are kept in ns but have
 //! microsecond resolution. Completions are paired with issues per (device, sector) in FIFO

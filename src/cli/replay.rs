@@ -144,12 +144,7 @@ fn target_spec(a: &Args, span_bytes: u64, reads: bool) -> Result<Request, CliErr
     if a.destroy_data {
         return Err(invalid("--destroy-data: only for a block device target"));
     }
-    file_target(a, (path, meta), span_bytes, reads).map(|(target, creates, fill)| Request {
-        timing,
-        target,
-        creates,
-        fill,
-    })
+    file_target(a, (path, meta), span_bytes, reads, timing)
 }
 
 /// A file target (or a directory to put one in): its size, and whether it is created and
@@ -159,7 +154,8 @@ fn file_target(
     (path, meta): (std::path::PathBuf, Option<std::fs::Metadata>),
     span_bytes: u64,
     reads: bool,
-) -> Result<(TargetSpec, bool, bool), CliError> {
+    timing: Timing,
+) -> Result<Request, CliError> {
     let file = match &meta {
         Some(m) if m.is_dir() => path.join(DEFAULT_FILE),
         Some(m) if !m.is_file() => {
@@ -203,11 +199,15 @@ fn file_target(
             file.display()
         )));
     }
-    let target = TargetSpec::File {
-        path: file,
-        size_bytes,
-    };
-    Ok((target, creates, fill))
+    Ok(Request {
+        timing,
+        target: TargetSpec::File {
+            path: file,
+            size_bytes,
+        },
+        creates,
+        fill,
+    })
 }
 
 /// Read the capture: its own errors are invalid input (exit 2).

@@ -117,13 +117,12 @@ pub async fn run_client<C: Connector, W: Workload>(
     cancel: CancellationToken,
     events: mpsc::UnboundedSender<ClientEvent>,
 ) {
-    let fail = |source: EngineError| failed(&spec, source);
     let mut own = None;
     if spec.pool.is_none() {
         match connect(&spec).await {
             Ok(x) => own = Some(x),
             Err(e) => {
-                let _ = events.send(fail(e));
+                let _ = events.send(failed(&spec, e));
                 return;
             }
         }
@@ -180,7 +179,7 @@ pub async fn run_client<C: Connector, W: Workload>(
             Err(_) if cancel.is_cancelled() => break,
             Err((e, attempts)) => {
                 lock(&spec.shard).failed += 1;
-                let _ = events.send(fail(gave_up(e, attempts, spec.max_attempts)));
+                let _ = events.send(failed(&spec, gave_up(e, attempts, spec.max_attempts)));
                 return;
             }
         }

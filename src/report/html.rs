@@ -254,22 +254,27 @@ fn over_time(s: &mut String, r: &RunReport) {
     super::html_telemetry::over_time(s, r, &markers);
 }
 
-/// What a report does without a phase's histogram.
-pub const HISTOGRAM_FALLBACK: &str = "The latency-by-percentile chart is left out; TPS, average \
-     and percentile latencies come from the summary stored in result.json.";
+/// What a report says of a phase whose stored histogram is unreadable, and what it does
+/// without it; report.html puts it where the chart would be, `report` prints it.
+pub fn unreadable_histogram(
+    ph: &PhaseReport,
+    e: &crate::metrics::histogram::DecodeError,
+) -> String {
+    format!(
+        "phase {}: its latency histogram is unreadable ({e}). The latency-by-percentile chart is \
+         left out; TPS, average and percentile latencies come from the summary stored in \
+         result.json.",
+        ph.name
+    )
+}
 
 /// Response time by percentile, from the phase's stored histogram (microseconds).
 fn distribution(s: &mut String, ph: &PhaseReport) {
     let h = match crate::metrics::histogram::decode(&ph.histogram) {
         Ok(h) => h,
         Err(e) => {
-            let _ = write!(
-                s,
-                "<p class=\"warn\"><b>{}: {}.</b> {}</p>",
-                escape(&ph.name),
-                escape(&e.to_string()),
-                HISTOGRAM_FALLBACK
-            );
+            let text = escape(&unreadable_histogram(ph, &e));
+            let _ = write!(s, "<p class=\"warn\">{text}</p>");
             return;
         }
     };

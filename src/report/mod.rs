@@ -292,11 +292,7 @@ pub fn unreadable_histograms(report: &RunReport) -> Vec<String> {
         .filter(|p| p.recorded)
         .filter_map(|p| {
             let e = crate::metrics::histogram::decode(&p.histogram).err()?;
-            Some(format!(
-                "phase {}: its latency histogram is unreadable ({e}). {}",
-                p.name,
-                html::HISTOGRAM_FALLBACK
-            ))
+            Some(html::unreadable_histogram(p, &e))
         })
         .collect()
 }
