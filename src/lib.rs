@@ -56,8 +56,6 @@
 pub mod capture;
 pub mod cli;
 pub mod clients;
-pub mod config;
-pub mod curve;
 pub mod engines;
 pub mod exporter;
 pub mod io;
@@ -65,7 +63,6 @@ pub mod metrics;
 pub mod protocol;
 pub mod replay;
 pub mod report;
-pub mod rng;
 pub mod scenario;
 pub mod target;
 pub mod telemetry;

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use drivebench::curve::CurveSpec;
+use drivebench_core::curve::CurveSpec;
 use drivebench::io::sweep::{PointKind, SweepSpec, run_sweep};
 use drivebench::io::{
     Arrivals, DirectTarget, EngineChoice, Region, TargetSpec, open_target, profile,
@@ -152,7 +152,7 @@ fn the_fill_writes_exactly_the_region_with_stamped_random_data() {
 #[test]
 fn steady_state_rounds_run_before_the_curve_until_the_rule_holds_or_the_cap() {
     let _one_at_a_time = timed();
-    use drivebench::curve::steady::SteadyRule;
+    use drivebench_core::curve::steady::SteadyRule;
     use drivebench::io::sweep::SteadySpec;
     let dir = tempfile::tempdir_in("/var/tmp").unwrap();
     let t = target(dir.path());

@@ -3,7 +3,10 @@
 //! is an edge to the file that defines it; test items are left out, as a test module's
 //! `super::` names its own file); an edge between two top-level modules
 //! must be one the table in docs/architecture.md allows, every top-level module must have a
-//! row there, and no set of files may import each other in a circle.
+//! row there, and no set of files may import each other in a circle. The workspace crates
+//! (crates/, listed in the "## Crates" table) are held to the same rules: a path into one of
+//! their modules (`drivebench_core::config::…`) is an edge to that module, their own files are
+//! checked like src/'s, and each crate's drivebench dependencies are the ones the table names.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -235,10 +238,34 @@ fn test_items_are_left_out_of_the_graph() {
     );
 }
 
+/// The crates table: crate name -> (its folder, the modules it holds, the crates it uses).
+/// Rows look like "| `drivebench-core` | `crates/core` | `config`, `curve` | nothing |".
+fn crates(text: &str) -> BTreeMap<String, (PathBuf, BTreeSet<String>, BTreeSet<String>)> {
+    let section = text
+        .split("\n## ")
+        .find(|s| s.starts_with("Crates"))
+        .expect("docs/architecture.md has a \"## Crates\" section");
+    section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|line| {
+            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            let name = cells[0].trim_matches('`').to_string();
+            let dir = PathBuf::from(cells[1].trim_matches('`'));
+            (name, (dir, backticked(cells[2]), backticked(cells[cells.len() - 1])))
+        })
+        .collect()
+}
+
+/// The graph of src/ (the main crate).
 fn graph() -> Graph {
-    let src = root().join("src");
+    graph_of(&root().join("src"))
+}
+
+/// The files under `src` (a crate's source folder) and the edges between them.
+fn graph_of(src: &Path) -> Graph {
     let mut files = Vec::new();
-    rust_files(&src, Path::new(""), &mut files);
+    rust_files(src, Path::new(""), &mut files);
     let texts: Vec<String> = files
         .iter()
         .map(|f| strip_tests(&std::fs::read_to_string(src.join(f)).unwrap()))
@@ -290,13 +317,14 @@ fn top(file: &Path) -> Option<String> {
     (m.len() > 1 || !matches!(m[0].as_str(), "lib" | "main")).then(|| m[0].clone())
 }
 
-#[test]
-fn every_edge_between_top_level_modules_is_one_the_layer_table_allows() {
-    let text = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
-    let allowed = allowed_edges(&text);
-    let g = graph();
-    let mut wrong = BTreeSet::new();
-    let mut missing = BTreeSet::new();
+/// The edges of `g` (files of one crate) between top-level modules that `allowed` does not
+/// allow, and the top-level modules with no row.
+fn wrong_edges(
+    g: &Graph,
+    allowed: &BTreeMap<String, BTreeSet<String>>,
+    wrong: &mut BTreeSet<String>,
+    missing: &mut BTreeSet<String>,
+) {
     for (i, to) in g.edges.iter().enumerate() {
         let Some(a) = top(&g.files[i]) else { continue };
         if !allowed.contains_key(&a) {
@@ -313,6 +341,45 @@ fn every_edge_between_top_level_modules_is_one_the_layer_table_allows() {
             }
         }
     }
+}
+
+/// The edges from src/'s files into the workspace crates' modules (`drivebench_core::curve::…`
+/// is an edge to `curve`) that `allowed` does not allow.
+fn wrong_crate_edges(
+    allowed: &BTreeMap<String, BTreeSet<String>>,
+    crates: &BTreeMap<String, (PathBuf, BTreeSet<String>, BTreeSet<String>)>,
+    wrong: &mut BTreeSet<String>,
+) {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, Path::new(""), &mut files);
+    for file in files {
+        let Some(a) = top(&file) else { continue };
+        let text = strip_tests(&std::fs::read_to_string(src.join(&file)).unwrap());
+        for name in crates.keys() {
+            let prefix = format!("{}::", name.replace('-', "_"));
+            for p in paths_after(&text, &prefix) {
+                let Some(b) = p.first() else { continue };
+                if !allowed.get(&a).is_some_and(|s| s.contains(b)) {
+                    wrong.insert(format!("{a} -> {b} ({} names {name})", file.display()));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_edge_between_top_level_modules_is_one_the_layer_table_allows() {
+    let text = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let allowed = allowed_edges(&text);
+    let crates = crates(&text);
+    let mut wrong = BTreeSet::new();
+    let mut missing = BTreeSet::new();
+    wrong_edges(&graph(), &allowed, &mut wrong, &mut missing);
+    for (dir, _, _) in crates.values() {
+        wrong_edges(&graph_of(&root().join(dir).join("src")), &allowed, &mut wrong, &mut missing);
+    }
+    wrong_crate_edges(&allowed, &crates, &mut wrong);
     assert!(
         missing.is_empty(),
         "modules with no row in docs/architecture.md's layer table: {missing:?}"
@@ -322,6 +389,38 @@ fn every_edge_between_top_level_modules_is_one_the_layer_table_allows() {
         "edges the layer table in docs/architecture.md does not allow:\n{}",
         wrong.into_iter().collect::<Vec<_>>().join("\n")
     );
+}
+
+/// The top-level modules of the crate whose source folder is `src`.
+fn modules_in(src: &Path) -> BTreeSet<String> {
+    let mut files = Vec::new();
+    rust_files(src, Path::new(""), &mut files);
+    files.iter().filter_map(|f| top(f)).collect()
+}
+
+#[test]
+fn every_row_names_a_module_and_every_crate_uses_what_its_row_says() {
+    let text = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let crates = crates(&text);
+    let mut exist = modules_in(&root().join("src"));
+    for (name, (dir, modules, uses)) in &crates {
+        let here = modules_in(&root().join(dir).join("src"));
+        assert_eq!(&here, modules, "{name}: the modules its row lists");
+        exist.extend(here);
+        let manifest = std::fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap();
+        let deps: BTreeSet<String> = manifest
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|w| w.starts_with("drivebench-") && crates.contains_key(*w))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(&deps, uses, "{name}: the drivebench crates its Cargo.toml uses");
+    }
+    let stale: Vec<String> = allowed_edges(&text)
+        .into_keys()
+        .filter(|m| !exist.contains(m))
+        .collect();
+    assert!(stale.is_empty(), "layer-table rows for modules that do not exist: {stale:?}");
 }
 
 #[test]
@@ -347,6 +446,11 @@ fn the_layer_table_itself_has_no_cycle() {
 
 #[test]
 fn no_files_import_each_other_in_a_circle() {
+    let text = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    for (dir, _, _) in crates(&text).values() {
+        let g = graph_of(&root().join(dir).join("src"));
+        assert!(strongly_connected(&g.edges).is_empty(), "{}: file cycles", dir.display());
+    }
     let g = graph();
     let cycles: Vec<Vec<String>> = strongly_connected(&g.edges)
         .into_iter()

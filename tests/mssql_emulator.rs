@@ -26,7 +26,7 @@ use crate::common::mssql::{Emulator, PASSWORD};
 use drivebench::engines::Dialect;
 use drivebench::engines::mssql::{MssqlConfig, MssqlConnector, MssqlSession};
 use drivebench::engines::{BulkPath, BulkText, Connector, ErrorClass, Rows, Session, Value};
-use drivebench::rng::Rng;
+use drivebench_core::rng::Rng;
 use drivebench::scenario;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
 use drivebench::workload::sysbench::{self, Call, Sysbench};

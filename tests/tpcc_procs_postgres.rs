@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use drivebench::engines::postgres::PgConnector;
 use drivebench::engines::postgres::server::{PostgresInstance, PostgresSettings};
 use drivebench::engines::{Connector, Dialect, Rows, Session, Value};
-use drivebench::rng::Rng;
+use drivebench_core::rng::Rng;
 use drivebench::workload::tpcc::deck::Deck;
 use drivebench::workload::tpcc::input::{CustomerRef, Inputs, Payment, Terminal};
 use drivebench::workload::tpcc::load::{TpccLoadJob, load};

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{CliError, EXIT_OK};
-use crate::config::units::format_bytes;
+use drivebench_core::config::units::format_bytes;
 use crate::engines::EngineKind;
 use crate::engines::server::owner::running_server;
 use crate::report::live::stdout_text;

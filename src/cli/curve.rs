@@ -5,7 +5,7 @@
 
 use super::CliError;
 use super::run::{Args as RunArgs, run_plan};
-use crate::config::KeyPath;
+use drivebench_core::config::KeyPath;
 use crate::scenario::curve::PlanCurve;
 
 /// The flags of `run`.

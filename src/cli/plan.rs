@@ -6,8 +6,8 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use super::{CliError, EXIT_OK, ScenarioArgs};
-use crate::config::units::format_bytes;
-use crate::config::units::{format_count, format_duration};
+use drivebench_core::config::units::format_bytes;
+use drivebench_core::config::units::{format_count, format_duration};
 use crate::protocol::preflight;
 use crate::scenario::Plan;
 use crate::scenario::plan::{DatabaseRun, Estimates, PlanWorkload, TpccPacing};

@@ -178,7 +178,7 @@ fn file_target(
     let existing = std::fs::metadata(&file).ok().map(|m| m.len());
     let size_bytes = match (&a.size, existing) {
         (Some(s), _) => {
-            crate::config::units::parse_size(s).map_err(|e| invalid(format!("--size: {e}")))?
+            drivebench_core::config::units::parse_size(s).map_err(|e| invalid(format!("--size: {e}")))?
         }
         (None, Some(len)) => len,
         (None, None) => span_bytes,

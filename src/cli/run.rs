@@ -47,7 +47,7 @@ pub struct Args {
     pub start_at: Option<String>,
 }
 
-pub use crate::config::units::utc_now;
+pub use drivebench_core::config::units::utc_now;
 
 fn default_out(plan: &Plan) -> PathBuf {
     let stamp: String = utc_now()
@@ -158,7 +158,7 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
 fn start_at(args: &Args) -> Result<Option<std::time::SystemTime>, CliError> {
     args.start_at
         .as_deref()
-        .map(|t| crate::config::units::parse_start_at(t, std::time::SystemTime::now()))
+        .map(|t| drivebench_core::config::units::parse_start_at(t, std::time::SystemTime::now()))
         .transpose()
         .map_err(|e| CliError::Invalid(format!("--start-at: {e}")))
 }

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::CliError;
 use super::run::utc_now;
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::{Invalid, KeyPath};
 use crate::io::{Arrivals, DirectTarget, EngineChoice, PROFILES, check_point};
 use crate::protocol::{self, Ending};
 use crate::report::live::Console;
@@ -118,8 +118,8 @@ pub struct Args {
 /// The flag a key of the `[[sweep]]` entry came from.
 fn flag_of(err: &Invalid) -> String {
     let first = err.key.0.first().map(|s| match s {
-        crate::config::Seg::Key(k) => k.as_str(),
-        crate::config::Seg::Index(_) => "",
+        drivebench_core::config::Seg::Key(k) => k.as_str(),
+        drivebench_core::config::Seg::Index(_) => "",
     });
     let name = match first.unwrap_or_default() {
         "profiles" => "profile",

@@ -81,7 +81,7 @@ pub async fn up(args: UpArgs) -> Result<i32, CliError> {
     }
     let record = UpRecord {
         scenario: plan.scenario_file.clone(),
-        started_at: crate::config::units::utc_now(),
+        started_at: drivebench_core::config::units::utc_now(),
         listen: args.listen,
         instances,
     };

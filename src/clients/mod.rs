@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 use crate::engines::{Connector, EngineError, ErrorClass};
 use crate::metrics::StatementCounts;
 use crate::metrics::{LATE_WAKE, Shard};
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 use crate::workload::Workload;
 pub use pool::Pool;
 

@@ -6,7 +6,7 @@
 //! response time includes the wait for a free client. A client sees a new setting between
 //! transactions (one atomic load each); a new schedule starts at the instant it was set.
 //!
-//! [`crate::curve::backlog::Backlog`] judges whether clients kept up with such a schedule over
+//! [`drivebench_core::curve::backlog::Backlog`] judges whether clients kept up with such a schedule over
 //! a point.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 /// One open-model schedule: arrivals from `base`, the shared clock advanced by each taker.
 #[derive(Debug)]

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::rate::RateControl;
 use super::tests::fake;
 use super::*;
-use crate::curve::backlog::Backlog;
+use drivebench_core::curve::backlog::Backlog;
 use crate::engines::{ErrorClass, Session};
 use crate::metrics::StatementCounts;
 use crate::metrics::{InstanceRecorder, Recorded};

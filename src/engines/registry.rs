@@ -5,7 +5,7 @@
 
 use super::driver::{Dialect, Embedded, EngineConfig, EngineKind, EngineOps};
 use super::server::Server;
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::{Invalid, KeyPath};
 
 impl EngineConfig {
     /// `[instance.config]` of a `kind` instance (none: every default), validated by its engine.

@@ -16,7 +16,7 @@ use super::run::byte_region;
 use super::spec::{BlockSizes, EngineChoice, Pacing, PointSpec, Region};
 use super::target::DirectTarget;
 use super::uring::fill_bytes;
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FillSpec {

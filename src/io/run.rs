@@ -17,7 +17,7 @@ use super::stream::{ByteRegion, IoStream};
 use super::target::DirectTarget;
 use super::uring::{self, Ring, fill_bytes};
 use super::worker::{Clock, HALT_POLL_NS, Worker};
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 /// The byte range of the point's region on `target`, checked against its alignment and the
 /// largest block size.

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 use super::spec::Arrivals;
 

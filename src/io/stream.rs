@@ -2,7 +2,7 @@
 //! direction (read share) and offset (a random aligned slot in the region, or the next piece of
 //! the worker's sequential stream, which wraps at the region's end). Pure and seeded.
 
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 use super::spec::BlockSizes;
 

@@ -15,8 +15,8 @@ use super::result::PointResult;
 use super::run::run_point;
 use super::spec::{Arrivals, EngineChoice, Pacing, PointSpec, Region};
 use super::target::DirectTarget;
-use crate::curve::steady::{SteadyRule, SteadyWindow};
-use crate::curve::{CurveDriver, CurveSpec, PointOutcome, SloResult, Step};
+use drivebench_core::curve::steady::{SteadyRule, SteadyWindow};
+use drivebench_core::curve::{CurveDriver, CurveSpec, PointOutcome, SloResult, Step};
 
 /// What a sweep runs.
 #[derive(Debug, Clone)]

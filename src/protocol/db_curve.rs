@@ -1,6 +1,6 @@
 //! The database load curve, run after the scenario's phases with the same connected clients:
 //! a closed-loop max run measures each instance's peak TPS, then the shared curve mechanism
-//! (`crate::curve::CurveDriver`) asks for each point and SLO step in turn; every instance
+//! (`drivebench_core::curve::CurveDriver`) asks for each point and SLO step in turn; every instance
 //! runs at the same percentage of its own peak through its `RateControl`. Each run settles
 //! first (those figures are dropped), then is measured in quarters, so a growing start lag
 //! (backlog) shows between the first and the last quarter. Results are written after each
@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 use super::telemetry::Telemetry;
 use super::{Ending, Reason, Stage};
 use crate::clients::fleet::{Fleet, Wake};
-use crate::curve::backlog::Backlog;
-use crate::curve::{CurveDriver, PointOutcome, SloResult, Step};
+use drivebench_core::curve::backlog::Backlog;
+use drivebench_core::curve::{CurveDriver, PointOutcome, SloResult, Step};
 use crate::exporter::LiveMetrics;
 use crate::metrics::Recorded;
 use crate::metrics::summary::Summary;

@@ -64,7 +64,7 @@ pub struct Reason(pub String);
 #[error(
     "{cause}\nthe target {} is full: {} free of {} (a database that cannot write fails or \
      stops); free space there or use a larger target", .path.display(),
-    crate::config::units::format_bytes(*.free), crate::config::units::format_bytes(*.total)
+    drivebench_core::config::units::format_bytes(*.free), drivebench_core::config::units::format_bytes(*.total)
 )]
 pub struct TargetFull {
     pub path: std::path::PathBuf,

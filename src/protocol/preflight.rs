@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::servers::{config_of, password};
-use crate::config::units::{format_bytes, format_ratio};
+use drivebench_core::config::units::{format_bytes, format_ratio};
 use crate::engines::server::{Probe, Server};
 use crate::engines::{
     Advice, BoxFuture, Embedded, Engine, EngineVisitor, PreflightInstance, PreflightRun, Severity,

@@ -262,9 +262,9 @@ async fn copy_prebuilt<K: Server>(
             ctx.console.line(&format!(
                 "{}: copied the pre-built database ({}) in {:.1} s, {}/s",
                 inst.name,
-                crate::config::units::format_bytes(c.bytes),
+                drivebench_core::config::units::format_bytes(c.bytes),
                 c.seconds,
-                crate::config::units::format_bytes(c.bytes_per_s as u64)
+                drivebench_core::config::units::format_bytes(c.bytes_per_s as u64)
             ));
         }
         copies[i] = copied;

@@ -5,7 +5,7 @@
 use std::time::{Duration, SystemTime};
 
 use super::{Ending, RunCtx};
-use crate::config::units::{format_seconds, format_utc_ms};
+use drivebench_core::config::units::{format_seconds, format_utc_ms};
 use crate::report::clock::{ClockReport, ClockState, StartAtReport};
 
 /// Wait for the run's start instant, if any (`Ending::Interrupted` when cancelled while

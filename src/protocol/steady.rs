@@ -1,6 +1,6 @@
 //! The steady-state end of a database phase: the TPS of each round (all instances together,
 //! a whole number of report intervals) judged after every round by the shared steady-state
-//! rule (`crate::curve::steady`), the same the I/O sweeps use.
+//! rule (`drivebench_core::curve::steady`), the same the I/O sweeps use.
 
 use tokio::time::Instant;
 
@@ -71,7 +71,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::curve::steady::SteadyRule;
+    use drivebench_core::curve::steady::SteadyRule;
 
     #[test]
     fn rounds_span_whole_report_intervals_and_end_the_phase_once_steady() {

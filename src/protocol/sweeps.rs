@@ -12,8 +12,8 @@ use tokio::sync::mpsc;
 
 use super::telemetry::Probe;
 use super::{Ending, RunCtx, Stage};
-use crate::config::units::format_bytes;
-use crate::config::units::format_duration;
+use drivebench_core::config::units::format_bytes;
+use drivebench_core::config::units::format_duration;
 use crate::io::fill::{FillProgress, FillResult, FillSpec, fill};
 use crate::io::sweep::{PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep};
 use crate::io::{DirectTarget, IoError, Region, TargetSpec, open_target};

@@ -8,8 +8,8 @@ use std::fmt::Write;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::curve::backlog::Backlog;
-use crate::curve::{PointOutcome, SloResult, read_off};
+use drivebench_core::curve::backlog::Backlog;
+use drivebench_core::curve::{PointOutcome, SloResult, read_off};
 use crate::metrics::summary::Latency;
 
 /// One `[[curve]]` as it ran.

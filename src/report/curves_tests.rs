@@ -2,8 +2,8 @@
 //! also used by report.html's tests) and the per-instance SLO figures read off it.
 
 use super::curves::*;
-use crate::curve::SloResult;
-use crate::curve::backlog::Backlog;
+use drivebench_core::curve::SloResult;
+use drivebench_core::curve::backlog::Backlog;
 use crate::metrics::summary::Latency;
 
 /// A synthetic curve for the report tests: peak 500 TPS per instance; the first instance keeps

@@ -9,8 +9,8 @@ use std::fmt::Write;
 
 use super::result::{PhaseReport, RunReport, RunStatus};
 use super::svg::{Chart, Scale, Series, escape, render};
-use crate::config::units::format_bytes;
-use crate::config::units::format_seconds;
+use drivebench_core::config::units::format_bytes;
+use drivebench_core::config::units::format_seconds;
 use crate::report::result::Level;
 use crate::scenario::plan::Benchmark;
 

@@ -12,7 +12,7 @@ use super::curves::{
 };
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
 use super::telemetry::{bound_name, drive_line, host_line};
-use crate::curve::SloResult;
+use drivebench_core::curve::SloResult;
 
 pub(super) fn section(s: &mut String, curves: &[CurveReport]) {
     if curves.is_empty() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::config::units::format_duration;
+use drivebench_core::config::units::format_duration;
 use crate::metrics::summary::Summary;
 
 /// Write a line to stderr, ignoring failure: a run whose terminal went away (SIGHUP, a dropped
@@ -161,7 +161,7 @@ fn per_second(rate: f64) -> String {
     } else {
         0
     };
-    format!("{}/s", crate::config::units::format_count(whole))
+    format!("{}/s", drivebench_core::config::units::format_count(whole))
 }
 
 /// `[ 10s ] sample thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,avg/p99): 6.48/12.30 err/s: 0.00`

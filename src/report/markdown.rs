@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use super::result::{PhaseReport, RunReport, RunStatus};
-use crate::config::units::format_bytes;
-use crate::config::units::{format_count, format_seconds};
+use drivebench_core::config::units::format_bytes;
+use drivebench_core::config::units::{format_count, format_seconds};
 
 pub fn summary(r: &RunReport) -> String {
     let mut s = String::new();

@@ -262,7 +262,7 @@ pub fn close_aborted(dir: &Path, why: &str) -> Result<(), RegenerateError> {
     let mut report = read_result(&dir.join(RESULT_FILE))?;
     report.status = result::RunStatus::Interrupted;
     report.complete = false;
-    report.finished_at = Some(crate::config::units::utc_now());
+    report.finished_at = Some(drivebench_core::config::units::utc_now());
     report.error = Some(why.to_string());
     finish_files(dir, &report)?;
     std::mem::forget(writing);

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::host::HostInfo;
-use crate::config::units::utc_now;
+use drivebench_core::config::units::utc_now;
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::scenario::Plan;
 use crate::target::TargetInfo;

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::result::InstanceReport;
 use super::svg::escape;
-use crate::config::units::format_bytes;
+use drivebench_core::config::units::format_bytes;
 
 /// The settings as a table: column heads, then per setting its value in each column.
 #[derive(Debug, PartialEq)]

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::curve::steady::{SteadyRule, SteadyWindow};
+use drivebench_core::curve::steady::{SteadyRule, SteadyWindow};
 
 /// A steady-state phase's rounds and outcome.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::curve::SloResult;
+use drivebench_core::curve::SloResult;
 
 /// How values map onto an axis.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

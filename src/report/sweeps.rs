@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
-use crate::curve::SloResult;
+use drivebench_core::curve::SloResult;
 use crate::io::sweep::{PointKind, SteadyReport, SweepResult};
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use crate::config::units::parse_duration;
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::units::parse_duration;
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// Most virtual clients one instance may have.
 pub const MAX_CLIENTS: i64 = 15_000;
@@ -48,7 +48,7 @@ pub fn scale_ms(d: Duration, time_scale: f64, key: &KeyPath) -> Result<u64, Inva
             key.clone(),
             format!(
                 "{} scaled by --time-scale {scale} is longer than the longest duration drivebench runs (about 31 years)",
-                crate::config::units::format_duration(d)
+                drivebench_core::config::units::format_duration(d)
             ),
         ));
     }

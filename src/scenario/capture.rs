@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// `[capture]` as written.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]

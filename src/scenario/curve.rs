@@ -3,7 +3,7 @@
 //! peak TPS; each point then runs the same workload as an open model at a percentage of that
 //! peak, all instances at the same percentage together, with a settle time excluded from the
 //! point's figures. `stop_at_p99` ends the curve early; `slo = { p99 = "20ms" }` searches the
-//! highest rate within the objective by bisection (`crate::curve`, shared with I/O sweeps).
+//! highest rate within the objective by bisection (`drivebench_core::curve`, shared with I/O sweeps).
 
 use std::time::Duration;
 
@@ -11,9 +11,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::bounds::scale_ms;
-use crate::config::error::{Invalid, KeyPath};
-use crate::config::units::parse_duration;
-use crate::curve::CurveSpec;
+use drivebench_core::config::error::{Invalid, KeyPath};
+use drivebench_core::config::units::parse_duration;
+use drivebench_core::curve::CurveSpec;
 
 /// A `[[curve]]` table as written.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
@@ -70,7 +70,7 @@ impl PlanCurve {
 
     /// `drivebench plan`'s lines for the curve, starting `offset_ms` after the first phase.
     pub fn timeline(&self, offset_ms: u64) -> String {
-        use crate::config::units::format_duration;
+        use drivebench_core::config::units::format_duration;
         let d = |ms: u64| format_duration(Duration::from_millis(ms));
         let pcts: Vec<String> = self
             .spec

@@ -14,9 +14,9 @@ mod tpcc;
 
 use std::path::Path;
 
-use crate::config::error::KeyPathError;
-use crate::config::{KeyPath, Origin, ScenarioError, Seg};
-use crate::config::{locate, settings};
+use drivebench_core::config::error::KeyPathError;
+use drivebench_core::config::{KeyPath, Origin, ScenarioError, Seg};
+use drivebench_core::config::{locate, settings};
 pub use file::ScenarioFile;
 pub use plan::Plan;
 

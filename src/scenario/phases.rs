@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use super::bounds::{positive_duration, scale_ms};
 use super::file::{PhaseSection, PhaseUntil, SteadySection};
 use super::plan::{PhaseSteady, PlanPhase};
-use crate::config::error::{Invalid, KeyPath};
-use crate::curve::steady::SteadyRule;
+use drivebench_core::config::error::{Invalid, KeyPath};
+use drivebench_core::curve::steady::SteadyRule;
 
 /// Default length of a steady-state round.
 const DEFAULT_ROUND: &str = "1m";

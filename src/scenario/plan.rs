@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use super::file::{BenchmarkKind, PrepareMode, Provision};
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::EngineConfig;
 use crate::engines::EngineKind;
 
@@ -646,7 +646,7 @@ pub struct PlanPhase {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PhaseSteady {
     pub round_ms: u64,
-    pub rule: crate::curve::steady::SteadyRule,
+    pub rule: drivebench_core::curve::steady::SteadyRule,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::bounds::{MAX_CLIENTS, int_in, positive_duration, scale_ms};
 use super::file::{InstanceSection, ScenarioFile, WorkloadSection};
 use super::plan::*;
-use crate::config::error::{Invalid, KeyPath};
+use drivebench_core::config::error::{Invalid, KeyPath};
 use crate::engines::isolation;
 use crate::engines::{EngineConfig, EngineKind};
 

@@ -4,7 +4,7 @@
 use super::bounds::{MAX_CLIENTS, int_in};
 use super::file::WorkloadSection;
 use super::plan::{TpccMix, TpccOptions, TpccPacing};
-use crate::config::error::{Invalid, KeyPath};
+use drivebench_core::config::error::{Invalid, KeyPath};
 use crate::engines::isolation::Isolation;
 
 /// Most warehouses one instance may have (about 10 TB of data).

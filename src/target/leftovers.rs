@@ -45,7 +45,7 @@ fn marker_text(kind: Kind, what: &str, extra: &str) -> String {
     let mut s = format!(
         "drivebench {} created {what} at {}; `drivebench clean` removes it\nkind = {}\n",
         env!("CARGO_PKG_VERSION"),
-        crate::config::units::utc_now(),
+        drivebench_core::config::units::utc_now(),
         kind.as_str()
     );
     s.push_str(extra);

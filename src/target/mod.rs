@@ -13,7 +13,7 @@ mod identity;
 pub mod leftovers;
 pub mod space;
 
-use crate::config::units::format_bytes;
+use drivebench_core::config::units::format_bytes;
 use std::path::{Component, Path, PathBuf};
 
 pub use space::free_space_bytes;

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::engines::{EngineError, Session};
 use crate::metrics::StatementCounts;
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 pub trait Workload: Send + Sync + 'static {
     /// Per-connection state (prepared statement ids, buffers).

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use drivebench::engines::EngineKind;
 use drivebench::engines::{Connector, Session};
-use drivebench::rng::Rng;
+use drivebench_core::rng::Rng;
 use drivebench::workload::tpcc::check::{CheckResult, run_checks};
 use drivebench::workload::tpcc::data::LoadParams;
 use drivebench::workload::tpcc::load::{TpccLoadJob, load};

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use drivebench::engines::{Connector, EngineKind, Rows, Session, Value};
 use drivebench::metrics::StatementCounts;
-use drivebench::rng::Rng;
+use drivebench_core::rng::Rng;
 use drivebench::scenario::plan::TpccMix;
 use drivebench::workload::tpcc::deck::Dealer;
 use drivebench::workload::tpcc::input::{CustomerRef, Inputs, Terminal};

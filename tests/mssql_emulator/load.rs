@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicU64;
 
 use drivebench::engines::Dialect;
 use drivebench::engines::{BulkPath, BulkText, Connector, Session, Value};
-use drivebench::rng::Rng;
+use drivebench_core::rng::Rng;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
 use drivebench::workload::tpcc::data::{LoadParams, TableRows};
 use drivebench::workload::tpcc::rand::Constants;

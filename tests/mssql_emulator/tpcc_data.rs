@@ -3,7 +3,7 @@
 
 use drivebench::engines::mssql::MssqlSession;
 use drivebench::engines::{Session, Value};
-use drivebench::rng::Rng;
+use drivebench_core::rng::Rng;
 use drivebench::workload::tpcc::Kind;
 use drivebench::workload::tpcc::input::{Inputs, NewOrder, Terminal, UNUSED_ITEM_ID};
 use drivebench::workload::tpcc::names::LastName;

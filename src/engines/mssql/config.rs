@@ -10,9 +10,9 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 
-use crate::config::settings::{self, Period, RawValue, Size};
-use crate::config::units::parse_duration;
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::settings::{self, Period, RawValue, Size};
+use drivebench_core::config::units::parse_duration;
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// Default per-request timeout: long enough for an index build on a large TPC-C load, short
 /// enough that a hung server does not hold a run forever.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::server::{MssqlInstance, MssqlSettings, PASSWORD_FILE};
 use super::{MssqlConfig, MssqlConnector, MssqlUrl};
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::server::{Demand, LimitError, Probe, ProvisionError, START_TIMEOUT, Server};
 use crate::engines::{
     Advice, Connector, Dialect, Engine, EngineConfig, EngineError, EngineOps, PreflightRun,

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use super::{MssqlConfig, ServerFacts, probe};
-use crate::config::units::{format_bytes, format_ratio};
+use drivebench_core::config::units::{format_bytes, format_ratio};
 use crate::engines::server::Probe;
 use crate::engines::{Advice, PreflightRun, Severity};
 

@@ -10,8 +10,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 
-use crate::config::settings::{self, RawValue, Size};
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::settings::{self, RawValue, Size};
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// `[instance.config]` for engine = "mariadb" or "mysql": the server's my.cnf.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::server::{MysqlInstance, MysqlSettings};
 use super::{MysqlConfig, MysqlConnector};
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::server::{
     Demand, LimitError, NetworkLogin, ProvisionError, START_TIMEOUT, Server,
 };

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
-use crate::config::settings::{self, AnyCase, Period, RawValue, Size};
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::settings::{self, AnyCase, Period, RawValue, Size};
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// `[instance.config]` for engine = "postgres": the cluster's configuration.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::server::{PostgresInstance, PostgresSettings};
 use super::{PgConnector, PostgresConfig};
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::server::{Demand, LimitError, ProvisionError, START_TIMEOUT, Server};
 use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
 

@@ -5,8 +5,8 @@
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
-use crate::config::settings::{self, AnyCase, Period, Size};
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::settings::{self, AnyCase, Period, Size};
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// `[instance.config]` for engine = "sqlite": PRAGMAs set on every connection.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{DB_FILE, SqliteConfig, SqliteConnector};
-use crate::config::{Invalid, KeyPath};
+use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::{Dialect, Embedded, Engine, EngineConfig, EngineOps};
 
 /// `engine = "sqlite"`.

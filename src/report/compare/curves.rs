@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::entry::{CurveFigures, RunEntry};
 use super::ranking::{Ranked, html_table, markdown_table, rank};
-use crate::curve::SloResult;
+use drivebench_core::curve::SloResult;
 use crate::report::svg::{Chart, Marks, Scale, Series, escape, render};
 
 /// The runs' SLO figures against each other.

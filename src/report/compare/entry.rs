@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::curve::SloResult;
+use drivebench_core::curve::SloResult;
 use crate::report::curves::PointKind;
 use crate::report::result::{PhaseReport, RunReport};
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::config::units::{format_bytes, format_duration};
+use drivebench_core::config::units::{format_bytes, format_duration};
 use crate::report::result::RunReport;
 use crate::scenario::plan::{DatabaseRun, TpccOptions};
 

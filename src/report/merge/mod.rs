@@ -11,7 +11,7 @@ use model::{HostPhase, MergeReport, MergedHost, MergedPhase, RULES};
 
 use super::clock::ClockState;
 use super::result::{InstancePhase, PhaseReport, RunReport, RunStatus, SeriesRow};
-use crate::config::units::parse_utc;
+use drivebench_core::config::units::parse_utc;
 use crate::metrics::Recorded;
 use crate::metrics::rebuild::{PhaseHistograms, RebuildError, rebuild};
 use crate::metrics::summary::{MeanOfInstances, Summary};

@@ -16,8 +16,8 @@ impl PlanSweep {
 
     /// What `plan` and `sweep` print: target and fill, then one line per profile, then time.
     pub fn describe(&self, target_dir: &str) -> Vec<String> {
-        use crate::config::units::format_bytes;
-        use crate::config::units::format_duration;
+        use drivebench_core::config::units::format_bytes;
+        use drivebench_core::config::units::format_duration;
         let ms = |ms: u64| format_duration(Duration::from_millis(ms));
         let path = self.target_path(target_dir);
         let mut lines = vec![match &self.target {

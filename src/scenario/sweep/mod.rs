@@ -9,10 +9,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::config::error::{Invalid, KeyPath};
-use crate::config::units::{parse_duration, parse_size};
-use crate::curve::CurveSpec;
-use crate::curve::steady::SteadyRule;
+use drivebench_core::config::error::{Invalid, KeyPath};
+use drivebench_core::config::units::{parse_duration, parse_size};
+use drivebench_core::curve::CurveSpec;
+use drivebench_core::curve::steady::SteadyRule;
 use crate::io::{Arrivals, EngineChoice, PROFILES, Profile, Region, profile};
 
 mod describe;

@@ -1,7 +1,7 @@
 //! sysbench's data templates: `c` is 10 groups of 11 random digits joined by '-' (119 chars),
 //! `pad` is 5 such groups (59 chars).
 
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 pub const C_GROUPS: usize = 10;
 pub const PAD_GROUPS: usize = 5;

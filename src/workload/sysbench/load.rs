@@ -17,7 +17,7 @@ use crate::engines::runner::spawn_on;
 use crate::engines::{
     BulkPath, BulkText, Connector, EngineError, Execution, Rows, Session, Statements, Value,
 };
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
 use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::meta;

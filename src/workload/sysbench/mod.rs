@@ -8,7 +8,7 @@ pub mod rand;
 
 use crate::engines::{Dialect, EngineError, Rows, Session, Statements, StmtId, Value};
 use crate::metrics::StatementCounts;
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 use crate::scenario::plan::{SysbenchOptions, SysbenchTest};
 use crate::workload::Workload;
 use rand::DefaultRand;

@@ -2,7 +2,7 @@
 //! uniform, gaussian, pareto and zipfian, with sysbench's parameters. Integer arithmetic follows
 //! sysbench's (including its integer division in `special`), so the access skew matches.
 
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 use crate::scenario::plan::{RandType, SysbenchOptions};
 
 /// The default generator of a run (`sysbench.rand.default`).

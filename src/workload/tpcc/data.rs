@@ -9,7 +9,7 @@ use super::rows::{self, CustomerKey, FIRST_UNDELIVERED_O_ID, OrderKey};
 use super::table::Table;
 use super::{CUSTOMERS_PER_DISTRICT, DISTRICTS_PER_WAREHOUSE, ITEMS};
 use crate::engines::Value;
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 /// Orders per district at load.
 pub const ORDERS_PER_DISTRICT: u32 = 3_000;

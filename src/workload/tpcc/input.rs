@@ -6,7 +6,7 @@
 use super::names::LastName;
 use super::rand::{Constants, random};
 use super::{DISTRICTS_PER_WAREHOUSE, ITEMS, Kind};
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 /// Most order lines of a New-Order.
 pub const MAX_ORDER_LINES: usize = 15;

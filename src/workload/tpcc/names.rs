@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::rand::Constants;
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 const SYLLABLES: [&str; 10] = [
     "BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING",

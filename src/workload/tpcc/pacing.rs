@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::Kind;
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 /// Keying time per kind, seconds (`Kind::index` order).
 pub const KEYING_S: [u64; 5] = [18, 3, 2, 2, 2];

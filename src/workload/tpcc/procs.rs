@@ -213,7 +213,7 @@ pub async fn abort<S: Session>(s: &mut S, dialect: Dialect) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use drivebench_core::rng::Rng;
     use crate::workload::tpcc::Kind;
     use crate::workload::tpcc::input::Terminal;
     use crate::workload::tpcc::rand::Constants;

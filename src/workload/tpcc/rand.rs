@@ -3,7 +3,7 @@
 //! a-strings and n-strings, zip codes and the "ORIGINAL" marker. Pure: every draw comes from
 //! the caller's seeded [`Rng`].
 
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 /// NURand's A for C_LAST syllable numbers (0..=999).
 pub const A_C_LAST: u16 = 255;

@@ -5,7 +5,7 @@
 use super::names::LastName;
 use super::rand::{Constants, a_string, data_string, n_string, push_a_string, random, zip};
 use crate::engines::Value;
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 
 /// O_IDs below this are delivered at load (carrier, delivery date, zero amounts); the rest
 /// (2101..=3000) are the NEW-ORDER rows.

@@ -143,7 +143,7 @@ mod tests {
         use crate::workload::tpcc::rand::Constants;
         let db = rusqlite::Connection::open_in_memory().unwrap();
         db.execute_batch(schema_text(Dialect::Sqlite)).unwrap();
-        let mut rng = crate::rng::Rng::for_client(1, 0, 0);
+        let mut rng = drivebench_core::rng::Rng::for_client(1, 0, 0);
         let params = LoadParams {
             seed: 1,
             constants: Constants::load(&mut rng),

@@ -21,7 +21,7 @@ use crate::engines::Dialect;
 use crate::engines::isolation::{self, Isolation};
 use crate::engines::{EngineError, Session, Statements};
 use crate::metrics::StatementCounts;
-use crate::rng::Rng;
+use drivebench_core::rng::Rng;
 use crate::scenario::plan::{TpccOptions, TpccPacing};
 use crate::workload::Workload;
 
@@ -45,7 +45,7 @@ pub fn run_constants(seed: u64, load: &Constants) -> Constants {
 
 /// The current time as the engines' timestamp text, "YYYY-MM-DD HH:MM:SS" (UTC).
 pub fn timestamp_now() -> String {
-    crate::config::units::utc_now()
+    drivebench_core::config::units::utc_now()
         .replacen('T', " ", 1)
         .trim_end_matches('Z')
         .to_string()

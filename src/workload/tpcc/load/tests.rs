@@ -11,13 +11,13 @@ use crate::workload::tpcc::schema;
 /// A SQLite connector on `dir` (shared with the checks' tests).
 pub(crate) fn sqlite(dir: &std::path::Path) -> Arc<SqliteConnector> {
     let config =
-        SqliteConfig::from_table(&toml::Table::new(), &crate::config::KeyPath::root()).unwrap();
+        SqliteConfig::from_table(&toml::Table::new(), &drivebench_core::config::KeyPath::root()).unwrap();
     Arc::new(SqliteConnector::new(dir, config, 64))
 }
 
 /// A one-warehouse load job on `connector` with `seed`.
 pub(crate) fn job(connector: &Arc<SqliteConnector>, seed: u64) -> TpccLoadJob<SqliteConnector> {
-    let mut rng = crate::rng::Rng::for_client(seed, 0, 0);
+    let mut rng = drivebench_core::rng::Rng::for_client(seed, 0, 0);
     TpccLoadJob {
         connector: connector.clone(),
         name: "sqlite-1".into(),

@@ -1,0 +1,15 @@
+//! drivebench's pure leaves: no I/O, no other drivebench crate, and nothing of the main crate
+//! can reach back into them (the compiler keeps it so).
+//!
+//! # Layout
+//!
+//! - [`config`]: units as scenario files write them (durations, sizes, percentages) and their
+//!   formatting, typed setting values, dotted key paths and the scenario error that points at
+//!   a file's `line:column` or a `--set` override.
+//! - [`curve`]: the sans-IO load-curve driver shared by I/O sweeps and database curves, the
+//!   SLO search, the SNIA steady-state rule, a point's backlog judgement.
+//! - [`rng`]: the seeded random stream of one virtual client.
+
+pub mod config;
+pub mod curve;
+pub mod rng;
