@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use drivebench::telemetry::Sampler;
+use drivebench_system::telemetry::Sampler;
 
 fn main() {
     let target = std::env::temp_dir();

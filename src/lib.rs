@@ -36,8 +36,6 @@
 //! - [`exporter`]: live metrics of a running run (current phase, TPS, latency quantiles,
 //!   errors, drive and host figures), served over HTTP in the OpenMetrics text format.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
-//! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
-//!   guard for block devices, and the markers on what drivebench leaves there (`leftovers`).
 //! - [`engines`]: one folder per engine (`sqlite`; `mysql` for MariaDB and MySQL, one engine in
 //!   two flavours; `postgres`; `mssql`, tiberius, validated against a TDS emulator in CI and
 //!   against real SQL Server when `MSSQL_URL` is set), each with its connector and session,
@@ -45,13 +43,13 @@
 //!   wait, stop) and `Server` implementation; shared: the `Connector`/`Session` abstraction,
 //!   `Value`, error classes, SQL `Dialect`s, the one `dispatch` on `EngineKind`, and `server`,
 //!   the private-server lifecycle on the target.
-//! - [`telemetry`]: a leaf that reads `/proc` and `/sys`: device counters at the physical
-//!   members under the target, host CPU, page cache, pressure and named processes, sampled at
-//!   instants, turned into interval and phase figures, and the bottleneck verdict.
-//! - Leaves, using no other module: [`curve`] (the sans-IO curve driver and SLO search shared by
-//!   I/O sweeps and database curves, the SNIA steady-state rule, a point's backlog judgement),
-//!   [`config`] (units, key paths, scenario errors, typed setting values), [`rng`] (a virtual
-//!   client's seeded random stream).
+//!
+//! Below every module here, in crates of their own (the compiler keeps them from reaching up):
+//! `drivebench-system` (crates/system: `sysfs`, one model of a block device; `target`, the drive
+//! under test, its identity, space, guard and leftovers; `telemetry`, device and host counters
+//! and the bottleneck verdict) and `drivebench-core` (crates/core: the pure leaves `config`,
+//! units and scenario errors; `curve`, the sans-IO curve driver and steady-state rule; `rng`, a
+//! virtual client's seeded random stream).
 
 pub mod capture;
 pub mod cli;
@@ -64,6 +62,4 @@ pub mod protocol;
 pub mod replay;
 pub mod report;
 pub mod scenario;
-pub mod target;
-pub mod telemetry;
 pub mod workload;

@@ -12,7 +12,7 @@ use drivebench::io::{
     Arrivals, BlockSizes, DirectTarget, EngineChoice, IoEngineKind, IoError, Pacing, PointSpec,
     Region, SizeShare, TargetSpec, open_target, run_point,
 };
-use drivebench::target::guard::{GuardError, claim_block_device};
+use drivebench_system::target::guard::{GuardError, claim_block_device};
 
 const MIB: u64 = 1 << 20;
 

@@ -252,7 +252,14 @@ fn crates(text: &str) -> BTreeMap<String, (PathBuf, BTreeSet<String>, BTreeSet<S
             let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
             let name = cells[0].trim_matches('`').to_string();
             let dir = PathBuf::from(cells[1].trim_matches('`'));
-            (name, (dir, backticked(cells[2]), backticked(cells[cells.len() - 1])))
+            (
+                name,
+                (
+                    dir,
+                    backticked(cells[2]),
+                    backticked(cells[cells.len() - 1]),
+                ),
+            )
         })
         .collect()
 }
@@ -377,7 +384,12 @@ fn every_edge_between_top_level_modules_is_one_the_layer_table_allows() {
     let mut missing = BTreeSet::new();
     wrong_edges(&graph(), &allowed, &mut wrong, &mut missing);
     for (dir, _, _) in crates.values() {
-        wrong_edges(&graph_of(&root().join(dir).join("src")), &allowed, &mut wrong, &mut missing);
+        wrong_edges(
+            &graph_of(&root().join(dir).join("src")),
+            &allowed,
+            &mut wrong,
+            &mut missing,
+        );
     }
     wrong_crate_edges(&allowed, &crates, &mut wrong);
     assert!(
@@ -414,13 +426,19 @@ fn every_row_names_a_module_and_every_crate_uses_what_its_row_says() {
             .filter(|w| w.starts_with("drivebench-") && crates.contains_key(*w))
             .map(str::to_string)
             .collect();
-        assert_eq!(&deps, uses, "{name}: the drivebench crates its Cargo.toml uses");
+        assert_eq!(
+            &deps, uses,
+            "{name}: the drivebench crates its Cargo.toml uses"
+        );
     }
     let stale: Vec<String> = allowed_edges(&text)
         .into_keys()
         .filter(|m| !exist.contains(m))
         .collect();
-    assert!(stale.is_empty(), "layer-table rows for modules that do not exist: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "layer-table rows for modules that do not exist: {stale:?}"
+    );
 }
 
 #[test]
@@ -449,7 +467,11 @@ fn no_files_import_each_other_in_a_circle() {
     let text = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
     for (dir, _, _) in crates(&text).values() {
         let g = graph_of(&root().join(dir).join("src"));
-        assert!(strongly_connected(&g.edges).is_empty(), "{}: file cycles", dir.display());
+        assert!(
+            strongly_connected(&g.edges).is_empty(),
+            "{}: file cycles",
+            dir.display()
+        );
     }
     let g = graph();
     let cycles: Vec<Vec<String>> = strongly_connected(&g.edges)

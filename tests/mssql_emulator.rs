@@ -26,11 +26,11 @@ use crate::common::mssql::{Emulator, PASSWORD};
 use drivebench::engines::Dialect;
 use drivebench::engines::mssql::{MssqlConfig, MssqlConnector, MssqlSession};
 use drivebench::engines::{BulkPath, BulkText, Connector, ErrorClass, Rows, Session, Value};
-use drivebench_core::rng::Rng;
 use drivebench::scenario;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
 use drivebench::workload::sysbench::{self, Call, Sysbench};
 use drivebench::workload::{Workload, meta};
+use drivebench_core::rng::Rng;
 use tokio_util::sync::CancellationToken;
 
 /// The emulator's one database.

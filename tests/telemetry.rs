@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use drivebench::telemetry::{
+use drivebench_system::telemetry::{
     DeviceKind, DeviceLevel, DeviceNode, Devices, IntervalTelemetry, Sampler, resolve,
 };
 

@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 use drivebench::engines::postgres::PgConnector;
 use drivebench::engines::postgres::server::{PostgresInstance, PostgresSettings};
 use drivebench::engines::{Connector, Dialect, Rows, Session, Value};
-use drivebench_core::rng::Rng;
 use drivebench::workload::tpcc::deck::Deck;
 use drivebench::workload::tpcc::input::{CustomerRef, Inputs, Payment, Terminal};
 use drivebench::workload::tpcc::load::{TpccLoadJob, load};
 use drivebench::workload::tpcc::workload::{load_params, run_constants};
 use drivebench::workload::tpcc::{procs, schema, txn};
+use drivebench_core::rng::Rng;
 use tokio_util::sync::CancellationToken;
 
 const SEED: u64 = 22;

@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+use drivebench_system::sysfs::SysfsError;
+
 /// A failure of the capture module.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
@@ -20,13 +22,9 @@ pub enum CaptureError {
         #[source]
         source: std::io::Error,
     },
-    /// A kernel file (sysfs, tracefs) held text that is not what it should be.
-    #[error("{path}: {text:?} is not {expected}")]
-    Parse {
-        path: PathBuf,
-        text: String,
-        expected: &'static str,
-    },
+    /// A device's sysfs entry could not be read or held what it should not.
+    #[error(transparent)]
+    Sysfs(#[from] SysfsError),
     /// The devices under a path could not be resolved.
     #[error("cannot find the block devices under {path}: {reason}")]
     Devices { path: PathBuf, reason: String },

@@ -13,7 +13,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::model::CapturedDevice;
-use super::trace::{read_dev, read_number, sysfs_dir};
+use drivebench_system::sysfs::BlockDevice;
 
 /// `_IOWR('f', 11, struct fiemap)`.
 const FS_IOC_FIEMAP: u64 = 0xC020_660B;
@@ -302,12 +302,12 @@ fn placement(st_dev: u64, devices: &[CapturedDevice]) -> Placement {
     if let Some(i) = index(major, minor) {
         return Some((i, 0));
     }
-    let dir = sysfs_dir(major, minor).ok()?;
-    if !dir.join("partition").exists() {
+    let node = BlockDevice::open(Path::new("/sys"), major, minor).ok()?;
+    if !node.is_partition() {
         return None;
     }
-    let start = read_number(&dir.join("start")).ok()?;
-    let (disk_major, disk_minor) = read_dev(&dir.parent()?.join("dev")).ok()?;
+    let start = node.number("start").ok()?;
+    let (disk_major, disk_minor) = node.disk().number_pair().ok()?;
     Some((index(disk_major, disk_minor)?, start.saturating_mul(512)))
 }
 

@@ -39,6 +39,7 @@ use std::time::Duration;
 use super::error::{CaptureError, Unavailable, io};
 use super::model::{CaptureMeta, CapturedDevice, CapturedPhase, Flags, NO_COMPLETION, Op, Request};
 use super::switch::{Switch, write_file};
+use drivebench_system::sysfs::BlockDevice;
 
 /// Where tracefs is mounted on current systems, and where older ones had it.
 const TRACEFS_ROOTS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
@@ -205,20 +206,11 @@ fn switch_off(dir: &Path) {
 /// its disk's (a partition has no `queue/`); note that a partition cannot be traced itself
 /// (see [`whole_disk`]).
 pub fn device(major: u32, minor: u32) -> Result<CapturedDevice, CaptureError> {
-    let dir = sysfs_dir(major, minor)?;
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let sectors = read_number(&dir.join("size"))?;
-    let queue = if dir.join("partition").exists() {
-        dir.parent().unwrap_or(&dir).join("queue")
-    } else {
-        dir.join("queue")
-    };
-    let block = read_number(&queue.join("logical_block_size"))?;
+    let node = BlockDevice::open(Path::new("/sys"), major, minor)?;
+    let sectors = node.number("size")?;
+    let block = node.disk().number("queue/logical_block_size")?;
     Ok(CapturedDevice {
-        name,
+        name: node.name(),
         major,
         minor,
         logical_block_bytes: u32::try_from(block).unwrap_or(u32::MAX),
@@ -229,12 +221,8 @@ pub fn device(major: u32, minor: u32) -> Result<CapturedDevice, CaptureError> {
 /// The whole disk of `major:minor`: itself, or for a partition the disk it is on. Block
 /// requests are traced on whole disks, with whole-disk sectors.
 pub fn whole_disk(major: u32, minor: u32) -> Result<CapturedDevice, CaptureError> {
-    let dir = sysfs_dir(major, minor)?;
-    if !dir.join("partition").exists() {
-        return device(major, minor);
-    }
-    let dev_file = dir.parent().unwrap_or(&dir).join("dev");
-    let (major, minor) = read_dev(&dev_file)?;
+    let node = BlockDevice::open(Path::new("/sys"), major, minor)?;
+    let (major, minor) = node.disk().number_pair()?;
     device(major, minor)
 }
 
@@ -243,49 +231,14 @@ pub fn whole_disk(major: u32, minor: u32) -> Result<CapturedDevice, CaptureError
 /// such as zram, brd, device-mapper and md never see a block request.
 pub fn traceable(device: &CapturedDevice) -> Result<(), CaptureError> {
     let (name, major, minor) = (device.name.clone(), device.major, device.minor);
-    if is_partition(major, minor) {
+    let node = BlockDevice::open(Path::new("/sys"), major, minor)?;
+    if node.is_partition() {
         return Err(CaptureError::Partition { name, major, minor });
     }
-    let dir = sysfs_dir(major, minor)?;
-    if !dir.join("mq").is_dir() {
+    if !node.dir().join("mq").is_dir() {
         return Err(CaptureError::BioBased { name, major, minor });
     }
     Ok(())
-}
-
-/// Whether `major:minor` is a partition.
-pub(super) fn is_partition(major: u32, minor: u32) -> bool {
-    Path::new(&format!("/sys/dev/block/{major}:{minor}/partition")).exists()
-}
-
-/// The device's sysfs directory, links resolved.
-pub(super) fn sysfs_dir(major: u32, minor: u32) -> Result<PathBuf, CaptureError> {
-    let link = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    fs::canonicalize(&link).map_err(io("resolve", link))
-}
-
-/// A sysfs file holding one decimal number.
-pub(super) fn read_number(path: &Path) -> Result<u64, CaptureError> {
-    let text = fs::read_to_string(path).map_err(io("read", path))?;
-    text.trim().parse().map_err(|_| CaptureError::Parse {
-        path: path.to_owned(),
-        text: text.trim().to_owned(),
-        expected: "a decimal number",
-    })
-}
-
-/// A sysfs `dev` file: "MAJ:MIN".
-pub(super) fn read_dev(path: &Path) -> Result<(u32, u32), CaptureError> {
-    let text = fs::read_to_string(path).map_err(io("read", path))?;
-    let parsed = text
-        .trim()
-        .split_once(':')
-        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
-    parsed.ok_or_else(|| CaptureError::Parse {
-        path: path.to_owned(),
-        text: text.trim().to_owned(),
-        expected: "MAJOR:MINOR",
-    })
 }
 
 /// CLOCK_MONOTONIC now, in ns: the clock of `trace_clock` = `mono`.

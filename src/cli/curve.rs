@@ -5,8 +5,8 @@
 
 use super::CliError;
 use super::run::{Args as RunArgs, run_plan};
-use drivebench_core::config::KeyPath;
 use crate::scenario::curve::PlanCurve;
+use drivebench_core::config::KeyPath;
 
 /// The flags of `run`.
 pub type Args = RunArgs;

@@ -6,11 +6,11 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use super::{CliError, EXIT_OK, ScenarioArgs};
-use drivebench_core::config::units::format_bytes;
-use drivebench_core::config::units::{format_count, format_duration};
 use crate::protocol::preflight;
 use crate::scenario::Plan;
 use crate::scenario::plan::{DatabaseRun, Estimates, PlanWorkload, TpccPacing};
+use drivebench_core::config::units::format_bytes;
+use drivebench_core::config::units::{format_count, format_duration};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

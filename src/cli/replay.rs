@@ -177,9 +177,8 @@ fn file_target(
     }
     let existing = std::fs::metadata(&file).ok().map(|m| m.len());
     let size_bytes = match (&a.size, existing) {
-        (Some(s), _) => {
-            drivebench_core::config::units::parse_size(s).map_err(|e| invalid(format!("--size: {e}")))?
-        }
+        (Some(s), _) => drivebench_core::config::units::parse_size(s)
+            .map_err(|e| invalid(format!("--size: {e}")))?,
         (None, Some(len)) => len,
         (None, None) => span_bytes,
     };
@@ -305,7 +304,7 @@ fn open_checked(
 
 fn remove_created(asked: &Request, path: &Path) {
     if asked.creates {
-        let _ = crate::target::leftovers::remove_marked_file(path);
+        let _ = drivebench_system::target::leftovers::remove_marked_file(path);
     }
 }
 
@@ -457,7 +456,7 @@ fn close_as(report: &mut RunReport, how: Close) -> i32 {
 /// What the replay thread hands back.
 struct Done {
     report: ReplayReport,
-    devices: crate::telemetry::Devices,
+    devices: drivebench_system::telemetry::Devices,
 }
 
 /// Why the replay thread gave up.
@@ -531,17 +530,17 @@ fn replay_blocking(
     let figures = probe.tick();
     let mut report = outcome.report(&capture.requests, &remap, &target);
     report.source = crate::replay::ReplaySource::of(&capture);
-    report.verdict = Some(crate::telemetry::judge(
-        &crate::telemetry::VerdictInput::from_telemetry(&figures, None),
+    report.verdict = Some(drivebench_system::telemetry::judge(
+        &drivebench_system::telemetry::VerdictInput::from_telemetry(&figures, None),
     ));
     report.telemetry = Some(figures);
     Ok(Done { report, devices })
 }
 
-fn target_info(target: &DirectTarget) -> crate::target::TargetInfo {
+fn target_info(target: &DirectTarget) -> drivebench_system::target::TargetInfo {
     match target.kind {
-        TargetKind::File => crate::target::describe(&target.path),
-        TargetKind::BlockDevice => crate::target::TargetInfo {
+        TargetKind::File => drivebench_system::target::describe(&target.path),
+        TargetKind::BlockDevice => drivebench_system::target::TargetInfo {
             path: target.path.display().to_string(),
             filesystem: None,
             mount_point: None,
@@ -563,7 +562,7 @@ fn leave_or_remove(path: &Path, keep: bool, console: &Console) {
         ));
         return;
     }
-    if let Err(e) = crate::target::leftovers::remove_marked_file(path) {
+    if let Err(e) = drivebench_system::target::leftovers::remove_marked_file(path) {
         console.always(&format!("warning: cannot remove {}: {e}", path.display()));
     }
 }

@@ -92,7 +92,7 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     }
     protocol::sweeps::check_devices(&plan).map_err(|e| CliError::Invalid(e.to_string()))?;
     let needed = preflight::needed_bytes(&plan) + protocol::sweeps::needed_bytes(&plan);
-    let target_info = crate::target::prepare(Path::new(&plan.target_path), needed)
+    let target_info = drivebench_system::target::prepare(Path::new(&plan.target_path), needed)
         .map_err(|e| CliError::Invalid(e.to_string()))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&plan));
     let mut dir = RunDir::create(&out).map_err(|e| CliError::Invalid(e.to_string()))?;

@@ -11,7 +11,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::CliError;
 use super::run::utc_now;
-use drivebench_core::config::{Invalid, KeyPath};
 use crate::io::{Arrivals, DirectTarget, EngineChoice, PROFILES, check_point};
 use crate::protocol::{self, Ending};
 use crate::report::live::Console;
@@ -19,7 +18,8 @@ use crate::report::result::{Environment, RunReport};
 use crate::report::{self, RunDir};
 use crate::scenario::plan::Plan;
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, SweepTarget, resolve};
-use crate::target::{DeviceIdentity, TargetInfo};
+use drivebench_core::config::{Invalid, KeyPath};
+use drivebench_system::target::{DeviceIdentity, TargetInfo};
 
 fn profile_list() -> String {
     let mut s = String::from("Profiles:\n");
@@ -256,7 +256,7 @@ fn sweep_only_plan(sweep: PlanSweep, target: &Path) -> Plan {
 
 fn target_info(path: &Path, device: Option<DeviceIdentity>, is_device: bool) -> TargetInfo {
     if !is_device {
-        return crate::target::describe(path);
+        return drivebench_system::target::describe(path);
     }
     TargetInfo {
         path: path.display().to_string(),
@@ -285,7 +285,7 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
         Ok(started) => started,
         Err(e) => {
             if created {
-                let _ = crate::target::leftovers::remove_marked_file(&path);
+                let _ = drivebench_system::target::leftovers::remove_marked_file(&path);
             }
             return Err(e);
         }
@@ -366,7 +366,7 @@ fn leave_or_remove(path: &Path, keep: bool, console: &Console) {
         ));
         return;
     }
-    match crate::target::leftovers::remove_marked_file(path) {
+    match drivebench_system::target::leftovers::remove_marked_file(path) {
         Ok(()) => console.always(&format!(
             "removed {}, which this sweep created (--keep-file keeps it)",
             path.display()
@@ -403,7 +403,7 @@ fn open_checked(sweep: &PlanSweep, path: &Path) -> Result<DirectTarget, CliError
     for (name, point) in &points {
         if let Err(e) = check_point(&target, point) {
             if !existed {
-                let _ = crate::target::leftovers::remove_marked_file(path);
+                let _ = drivebench_system::target::leftovers::remove_marked_file(path);
             }
             return Err(bad_point(name, e));
         }

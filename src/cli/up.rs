@@ -59,8 +59,11 @@ pub async fn up(args: UpArgs) -> Result<i32, CliError> {
             args.out.display()
         )));
     }
-    crate::target::prepare(Path::new(&plan.target_path), preflight::needed_bytes(&plan))
-        .map_err(|e| CliError::Invalid(e.to_string()))?;
+    drivebench_system::target::prepare(
+        Path::new(&plan.target_path),
+        preflight::needed_bytes(&plan),
+    )
+    .map_err(|e| CliError::Invalid(e.to_string()))?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError::Invalid(format!("{}: {e}", args.out.display())))?;
     let password = args.listen.map(|_| generate_password()).transpose()?;

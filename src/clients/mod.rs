@@ -32,8 +32,8 @@ use tokio_util::sync::CancellationToken;
 use crate::engines::{Connector, EngineError, ErrorClass};
 use crate::metrics::StatementCounts;
 use crate::metrics::{LATE_WAKE, Shard};
-use drivebench_core::rng::Rng;
 use crate::workload::Workload;
+use drivebench_core::rng::Rng;
 pub use pool::Pool;
 
 /// When each transaction is meant to start.

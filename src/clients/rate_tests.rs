@@ -13,11 +13,11 @@ use tokio_util::sync::CancellationToken;
 use super::rate::RateControl;
 use super::tests::fake;
 use super::*;
-use drivebench_core::curve::backlog::Backlog;
 use crate::engines::{ErrorClass, Session};
 use crate::metrics::StatementCounts;
 use crate::metrics::{InstanceRecorder, Recorded};
 use crate::workload::Workload;
+use drivebench_core::curve::backlog::Backlog;
 
 /// One statement per transaction.
 struct Single;

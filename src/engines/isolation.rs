@@ -198,8 +198,11 @@ mod tests {
         use crate::engines::Connector;
         use crate::engines::sqlite::{SqliteConfig, SqliteConnector};
         let dir = tempfile::tempdir().unwrap();
-        let config =
-            SqliteConfig::from_table(&toml::Table::new(), &drivebench_core::config::KeyPath::root()).unwrap();
+        let config = SqliteConfig::from_table(
+            &toml::Table::new(),
+            &drivebench_core::config::KeyPath::root(),
+        )
+        .unwrap();
         let connector = SqliteConnector::new(dir.path(), config, 4);
         let mut s = connector.connect().await.unwrap();
         let st = statements(Dialect::Sqlite).unwrap();

@@ -20,7 +20,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use crate::metrics::summary::Summary;
-use crate::telemetry::IntervalTelemetry;
+use drivebench_system::telemetry::IntervalTelemetry;
 use labels::{
     DeviceLabels, DirectionLabels, InstanceLabels, KindLabels, ModeLabels, PhaseLabels,
     ProcessLabels, QuantileLabels,
@@ -279,7 +279,7 @@ impl LiveMetrics {
         }
     }
 
-    fn device_figures(&self, d: &crate::telemetry::DeviceFigures) {
+    fn device_figures(&self, d: &drivebench_system::telemetry::DeviceFigures) {
         let m = &self.device;
         let name = d.devices.join("+");
         for (direction, ops, mib, await_ms) in [

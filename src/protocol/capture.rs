@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::capture::trace::Tracer;
 use crate::capture::{CaptureError, CaptureSummary, CapturedDevice};
 use crate::scenario::capture::PlanCapture;
-use crate::telemetry::Devices;
+use drivebench_system::telemetry::Devices;
 
 /// The directory of a run directory that holds the capture.
 pub const CAPTURE_DIR: &str = "capture";

@@ -14,8 +14,6 @@ use tokio_util::sync::CancellationToken;
 use super::telemetry::Telemetry;
 use super::{Ending, Reason, Stage};
 use crate::clients::fleet::{Fleet, Wake};
-use drivebench_core::curve::backlog::Backlog;
-use drivebench_core::curve::{CurveDriver, PointOutcome, SloResult, Step};
 use crate::exporter::LiveMetrics;
 use crate::metrics::Recorded;
 use crate::metrics::summary::Summary;
@@ -29,7 +27,9 @@ use crate::report::result::RunReport;
 use crate::report::telemetry::PhaseTelemetry;
 use crate::scenario::curve::PlanCurve;
 use crate::scenario::plan::DbPlan;
-use crate::telemetry::IntervalTelemetry;
+use drivebench_core::curve::backlog::Backlog;
+use drivebench_core::curve::{CurveDriver, PointOutcome, SloResult, Step};
+use drivebench_system::telemetry::IntervalTelemetry;
 
 /// The running clients a curve steers, and where it writes.
 pub(super) struct CurveRun<'a> {

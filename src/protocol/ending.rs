@@ -78,7 +78,7 @@ impl Ending {
     /// A failure on a target found full afterwards says so, with its free space.
     pub fn noting_full_target(self, target: &std::path::Path) -> Self {
         match self {
-            Ending::Failed(e) => match crate::target::space::full(target) {
+            Ending::Failed(e) => match drivebench_system::target::space::full(target) {
                 Some(u) => Ending::Failed(RunError {
                     stage: e.stage,
                     instance: e.instance,

@@ -40,9 +40,9 @@ use crate::report::result::{InstanceReport, RunReport, RunStatus};
 use crate::scenario::Plan;
 use crate::scenario::plan::Benchmark;
 use crate::scenario::plan::DbPlan;
-use crate::target::leftovers::{Kind, create_marked_dir};
 use crate::workload::sysbench::Sysbench;
 use crate::workload::tpcc::workload::Tpcc;
+use drivebench_system::target::leftovers::{Kind, create_marked_dir};
 pub use ending::{Cause, Ending, Reason, RunError, Stage};
 pub use load::{LoadFailure, load_instance, statements_per_client};
 
@@ -230,7 +230,7 @@ fn start_capture(
     let target = std::path::Path::new(plan.target_path());
     let devices = match &ctx.report.device_stack {
         Some(d) => d.clone(),
-        None => crate::telemetry::resolve(target).map_err(|e| {
+        None => drivebench_system::telemetry::resolve(target).map_err(|e| {
             crate::capture::CaptureError::Devices {
                 path: target.to_path_buf(),
                 reason: e.to_string(),

@@ -8,7 +8,6 @@
 use std::path::Path;
 
 use super::servers::{config_of, password};
-use drivebench_core::config::units::{format_bytes, format_ratio};
 use crate::engines::server::{Probe, Server};
 use crate::engines::{
     Advice, BoxFuture, Embedded, Engine, EngineVisitor, PreflightInstance, PreflightRun, Severity,
@@ -17,7 +16,8 @@ use crate::engines::{
 pub use crate::report::result::{Finding, Level};
 use crate::scenario::Plan;
 use crate::scenario::plan::{DatabaseRun, Provision, SysbenchTest};
-use crate::target::{self};
+use drivebench_core::config::units::{format_bytes, format_ratio};
+use drivebench_system::target::{self};
 
 fn finding(level: Level, message: impl Into<String>) -> Finding {
     Finding {
@@ -449,7 +449,7 @@ fn capture_findings(db: &DatabaseRun, target: &str, out: &mut Vec<Finding>) {
         return;
     }
     let path = Path::new(target);
-    let devices = crate::telemetry::resolve(path)
+    let devices = drivebench_system::telemetry::resolve(path)
         .map_err(|e| e.to_string())
         .and_then(|d| super::capture::devices_of(&d, path).map_err(|e| e.to_string()));
     match devices {

@@ -19,7 +19,7 @@ use crate::report::live::Console;
 use crate::report::result::CopyReport;
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::{PlanInstance, PrepareMode, Provision};
-use crate::target::leftovers::{Kind, create_marked_dir};
+use drivebench_system::target::leftovers::{Kind, create_marked_dir};
 
 /// The password of an external instance, from `password_env` or `password_file`.
 pub fn password(inst: &PlanInstance) -> Result<Option<String>, PasswordError> {

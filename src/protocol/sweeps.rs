@@ -12,8 +12,6 @@ use tokio::sync::mpsc;
 
 use super::telemetry::Probe;
 use super::{Ending, RunCtx, Stage};
-use drivebench_core::config::units::format_bytes;
-use drivebench_core::config::units::format_duration;
 use crate::io::fill::{FillProgress, FillResult, FillSpec, fill};
 use crate::io::sweep::{PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep};
 use crate::io::{DirectTarget, IoError, Region, TargetSpec, open_target};
@@ -22,7 +20,9 @@ use crate::report::live::Console;
 use crate::report::sweeps::{PointDevice, SweepReport};
 use crate::scenario::Plan;
 use crate::scenario::sweep::{PlanSweep, SweepTarget};
-use crate::target::leftovers::remove_marked_file;
+use drivebench_core::config::units::format_bytes;
+use drivebench_core::config::units::format_duration;
+use drivebench_system::target::leftovers::remove_marked_file;
 
 /// Open a sweep's target; `target_dir` holds its file.
 pub fn open(sweep: &PlanSweep, target_dir: &str) -> Result<DirectTarget, IoError> {
@@ -199,7 +199,7 @@ pub async fn run_one(
     let identity = target
         .device
         .clone()
-        .or_else(|| crate::target::describe(&target.path).device);
+        .or_else(|| drivebench_system::target::describe(&target.path).device);
     let path = target.path.display().to_string();
     let size_bytes = target.size_bytes;
     ctx.console.line(&format!(
@@ -233,7 +233,7 @@ struct Live<'a> {
     sweep: &'a PlanSweep,
     /// The target's path and drive, for the reports.
     path: String,
-    identity: Option<crate::target::DeviceIdentity>,
+    identity: Option<drivebench_system::target::DeviceIdentity>,
     /// Points in the whole entry, points finished, and the longest a point takes (ms).
     total: usize,
     done: usize,
@@ -253,7 +253,7 @@ impl<'a> Live<'a> {
     fn new(
         sweep: &'a PlanSweep,
         path: String,
-        identity: Option<crate::target::DeviceIdentity>,
+        identity: Option<drivebench_system::target::DeviceIdentity>,
         size_bytes: u64,
         console: &Console,
     ) -> Self {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::telemetry::{Devices, IntervalTelemetry, Sampler, Snapshot};
+use drivebench_system::telemetry::{Devices, IntervalTelemetry, Sampler, Snapshot};
 
 /// Whether a run samples telemetry, and its probe once the instances run.
 pub enum Telemetry {

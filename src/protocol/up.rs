@@ -19,7 +19,7 @@ use crate::engines::{BoxFuture, Connector, Embedded, EngineError, EngineKind, En
 use crate::engines::{Session, dispatch};
 use crate::report::live::Console;
 use crate::scenario::plan::{DbPlan, Provision};
-use crate::target::leftovers::{Kind, create_marked_dir};
+use drivebench_system::target::leftovers::{Kind, create_marked_dir};
 
 /// What `up` left running, as DIR/up.json records it (never a password).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

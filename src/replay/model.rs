@@ -127,8 +127,8 @@ pub struct ReplayReport {
     pub histograms: ReplayHistograms,
     /// What limited the replay (drive, host CPU, ...), from the telemetry; set by the caller.
     #[serde(default)]
-    pub verdict: Option<crate::telemetry::Verdict>,
+    pub verdict: Option<drivebench_system::telemetry::Verdict>,
     /// The drive's and host's figures over the replay; set by the caller.
     #[serde(default)]
-    pub telemetry: Option<crate::telemetry::IntervalTelemetry>,
+    pub telemetry: Option<drivebench_system::telemetry::IntervalTelemetry>,
 }

@@ -8,9 +8,9 @@ use std::fmt::Write;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::metrics::summary::Latency;
 use drivebench_core::curve::backlog::Backlog;
 use drivebench_core::curve::{PointOutcome, SloResult, read_off};
-use crate::metrics::summary::Latency;
 
 /// One `[[curve]]` as it ran.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -2,9 +2,9 @@
 //! also used by report.html's tests) and the per-instance SLO figures read off it.
 
 use super::curves::*;
+use crate::metrics::summary::Latency;
 use drivebench_core::curve::SloResult;
 use drivebench_core::curve::backlog::Backlog;
-use crate::metrics::summary::Latency;
 
 /// A synthetic curve for the report tests: peak 500 TPS per instance; the first instance keeps
 /// p99 at 4 + pct/5 ms, the second at 2 + pct/10 ms; 110 % falls behind; an SLO step at 70 %;

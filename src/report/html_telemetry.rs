@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::result::RunReport;
 use super::svg::{Series, escape, render};
 use super::telemetry::{PhaseTelemetry, bound_name, drive_line, host_line};
-use crate::telemetry::IntervalTelemetry;
+use drivebench_system::telemetry::IntervalTelemetry;
 
 /// The verdict of a recorded phase, as a short block.
 pub(super) fn verdict(s: &mut String, t: &PhaseTelemetry) {
@@ -93,7 +93,7 @@ pub(super) fn over_time(s: &mut String, r: &RunReport, markers: &[(f64, String)]
             wait,
         )));
     }
-    let cpu = |f: fn(&crate::telemetry::CpuFigures) -> f64| {
+    let cpu = |f: fn(&drivebench_system::telemetry::CpuFigures) -> f64| {
         move |t: &IntervalTelemetry| t.cpu.as_ref().map(f)
     };
     let shares = vec![

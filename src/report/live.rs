@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use drivebench_core::config::units::format_duration;
 use crate::metrics::summary::Summary;
+use drivebench_core::config::units::format_duration;
 
 /// Write a line to stderr, ignoring failure: a run whose terminal went away (SIGHUP, a dropped
 /// SSH session) must still stop its servers and write its results, which `eprintln!` would

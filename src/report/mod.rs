@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use result::SeriesRow;
 
-use crate::telemetry::IntervalTelemetry;
+use drivebench_system::telemetry::IntervalTelemetry;
 pub use result::{OLDEST_SCHEMA_VERSION, RunReport, SCHEMA_VERSION};
 
 pub const PLAN_FILE: &str = "plan.json";

@@ -6,11 +6,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::host::HostInfo;
-use drivebench_core::config::units::utc_now;
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::scenario::Plan;
-use crate::target::TargetInfo;
 use crate::workload::sysbench::load::LoadReport;
+use drivebench_core::config::units::utc_now;
+use drivebench_system::target::TargetInfo;
 
 /// The layout this build writes. 2: a sweep-only run's plan has no `workload` or `estimates`
 /// (1 wrote a placeholder workload of 0 clients).
@@ -53,7 +53,7 @@ pub struct RunReport {
     pub warnings: Vec<String>,
     /// The devices under the target that telemetry read, as resolved when the phases began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device_stack: Option<crate::telemetry::Devices>,
+    pub device_stack: Option<drivebench_system::telemetry::Devices>,
     /// The block I/O capture of the run's captured phases (`[capture]`, `--capture`): its
     /// summary; the trace itself is in the run directory's capture/.
     #[serde(default, skip_serializing_if = "Option::is_none")]

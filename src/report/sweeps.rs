@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
-use drivebench_core::curve::SloResult;
 use crate::io::sweep::{PointKind, SteadyReport, SweepResult};
+use drivebench_core::curve::SloResult;
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct LatencyUs {
@@ -76,7 +76,7 @@ pub struct PointDevice {
 
 impl PointDevice {
     /// The drive's figures of `t` against the tool's `iops`; None without a block device.
-    pub fn of(t: &crate::telemetry::IntervalTelemetry, iops: f64) -> Option<Self> {
+    pub fn of(t: &drivebench_system::telemetry::IntervalTelemetry, iops: f64) -> Option<Self> {
         let d = &t.device.as_ref()?.total;
         let device_iops = d.read_ops_per_s + d.write_ops_per_s;
         Some(PointDevice {
@@ -117,7 +117,7 @@ pub struct SweepReport {
     pub target: Option<String>,
     /// The drive under it (model, serial, firmware, capacity, block sizes, rotational).
     #[serde(default)]
-    pub device: Option<crate::target::DeviceIdentity>,
+    pub device: Option<drivebench_system::target::DeviceIdentity>,
 }
 
 impl SweepReport {

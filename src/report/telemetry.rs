@@ -6,7 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::summary::Summary;
-use crate::telemetry::{Bound, IntervalTelemetry, Totals, Verdict, VerdictInput, judge};
+use drivebench_system::telemetry::{
+    Bound, IntervalTelemetry, Totals, Verdict, VerdictInput, judge,
+};
 
 /// The telemetry of one report interval, at its end.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -6,9 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use super::file::{BenchmarkKind, PrepareMode, Provision};
-use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::EngineConfig;
 use crate::engines::EngineKind;
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// A resolved run: what every run shares, the database part when the run has one, then the
 /// synthetic I/O sweeps. A scenario always has a database part; `drivebench sweep` has none.

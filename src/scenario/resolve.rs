@@ -7,9 +7,9 @@ use std::time::Duration;
 use super::bounds::{MAX_CLIENTS, int_in, positive_duration, scale_ms};
 use super::file::{InstanceSection, ScenarioFile, WorkloadSection};
 use super::plan::*;
-use drivebench_core::config::error::{Invalid, KeyPath};
 use crate::engines::isolation;
 use crate::engines::{EngineConfig, EngineKind};
+use drivebench_core::config::error::{Invalid, KeyPath};
 
 /// Shortest report interval after time scaling.
 pub const MIN_REPORT_INTERVAL_MS: u64 = 100;

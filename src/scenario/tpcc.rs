@@ -4,8 +4,8 @@
 use super::bounds::{MAX_CLIENTS, int_in};
 use super::file::WorkloadSection;
 use super::plan::{TpccMix, TpccOptions, TpccPacing};
-use drivebench_core::config::error::{Invalid, KeyPath};
 use crate::engines::isolation::Isolation;
+use drivebench_core::config::error::{Invalid, KeyPath};
 
 /// Most warehouses one instance may have (about 10 TB of data).
 pub const MAX_WAREHOUSES: i64 = 100_000;

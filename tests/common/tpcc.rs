@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use drivebench::engines::EngineKind;
 use drivebench::engines::{Connector, Session};
-use drivebench_core::rng::Rng;
 use drivebench::workload::tpcc::check::{CheckResult, run_checks};
 use drivebench::workload::tpcc::data::LoadParams;
 use drivebench::workload::tpcc::load::{TpccLoadJob, load};
 use drivebench::workload::tpcc::rand::Constants;
 use drivebench::workload::tpcc::schema;
+use drivebench_core::rng::Rng;
 use tokio_util::sync::CancellationToken;
 
 /// The load of one warehouse (seed 21) through `connector`.

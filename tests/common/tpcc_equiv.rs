@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use drivebench::engines::{Connector, EngineKind, Rows, Session, Value};
 use drivebench::metrics::StatementCounts;
-use drivebench_core::rng::Rng;
 use drivebench::scenario::plan::TpccMix;
 use drivebench::workload::tpcc::deck::Dealer;
 use drivebench::workload::tpcc::input::{CustomerRef, Inputs, Terminal};
 use drivebench::workload::tpcc::workload::{load_params, run_constants};
 use drivebench::workload::tpcc::{procs, schema, txn};
+use drivebench_core::rng::Rng;
 
 /// The transaction time both forms write (O_ENTRY_D, H_DATE, OL_DELIVERY_D).
 pub const NOW: &str = "2026-11-30 06:44:05";

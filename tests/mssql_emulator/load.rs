@@ -11,12 +11,12 @@ use std::sync::atomic::AtomicU64;
 
 use drivebench::engines::Dialect;
 use drivebench::engines::{BulkPath, BulkText, Connector, Session, Value};
-use drivebench_core::rng::Rng;
 use drivebench::workload::feed::{Fed, InsertSql, feed};
 use drivebench::workload::tpcc::data::{LoadParams, TableRows};
 use drivebench::workload::tpcc::rand::Constants;
 use drivebench::workload::tpcc::schema;
 use drivebench::workload::tpcc::table::Table;
+use drivebench_core::rng::Rng;
 use tokio_util::sync::CancellationToken;
 
 use super::common::mssql::Emulator;

@@ -3,11 +3,11 @@
 
 use drivebench::engines::mssql::MssqlSession;
 use drivebench::engines::{Session, Value};
-use drivebench_core::rng::Rng;
 use drivebench::workload::tpcc::Kind;
 use drivebench::workload::tpcc::input::{Inputs, NewOrder, Terminal, UNUSED_ITEM_ID};
 use drivebench::workload::tpcc::names::LastName;
 use drivebench::workload::tpcc::rand::Constants;
+use drivebench_core::rng::Rng;
 
 use super::query;
 

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use super::server::{MssqlInstance, MssqlSettings, PASSWORD_FILE};
 use super::{MssqlConfig, MssqlConnector, MssqlUrl};
-use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::server::{Demand, LimitError, Probe, ProvisionError, START_TIMEOUT, Server};
 use crate::engines::{
     Advice, Connector, Dialect, Engine, EngineConfig, EngineError, EngineOps, PreflightRun,
     UrlProblem,
 };
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// `engine = "mssql"`.
 pub struct Mssql;

@@ -9,9 +9,9 @@
 use std::time::Duration;
 
 use super::{MssqlConfig, ServerFacts, probe};
-use drivebench_core::config::units::{format_bytes, format_ratio};
 use crate::engines::server::Probe;
 use crate::engines::{Advice, PreflightRun, Severity};
+use drivebench_core::config::units::{format_bytes, format_ratio};
 
 /// How long `plan` waits for an external server.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);

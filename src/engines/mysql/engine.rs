@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use super::server::{MysqlInstance, MysqlSettings};
 use super::{MysqlConfig, MysqlConnector};
-use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::server::{
     Demand, LimitError, NetworkLogin, ProvisionError, START_TIMEOUT, Server,
 };
 use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// Variables recorded with each instance's results.
 const KEY_VARIABLES: [&str; 9] = [

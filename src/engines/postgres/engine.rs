@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use super::server::{PostgresInstance, PostgresSettings};
 use super::{PgConnector, PostgresConfig};
-use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::server::{Demand, LimitError, ProvisionError, START_TIMEOUT, Server};
 use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// Settings recorded with each instance's results.
 const KEY_SETTINGS: [&str; 9] = [

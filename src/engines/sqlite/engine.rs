@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{DB_FILE, SqliteConfig, SqliteConnector};
-use drivebench_core::config::{Invalid, KeyPath};
 use crate::engines::{Dialect, Embedded, Engine, EngineConfig, EngineOps};
+use drivebench_core::config::{Invalid, KeyPath};
 
 /// `engine = "sqlite"`.
 pub struct Sqlite;

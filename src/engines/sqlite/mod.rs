@@ -249,8 +249,11 @@ mod tests {
     #[test]
     fn a_session_prepares_executes_and_queries_with_our_values() {
         let dir = tempfile::tempdir().unwrap();
-        let config =
-            SqliteConfig::from_table(&toml::Table::new(), &drivebench_core::config::KeyPath::root()).unwrap();
+        let config = SqliteConfig::from_table(
+            &toml::Table::new(),
+            &drivebench_core::config::KeyPath::root(),
+        )
+        .unwrap();
         let conn = SqliteConnector::new(dir.path(), config, 8);
         block_on(async {
             let mut s = conn.connect().await.unwrap();
@@ -283,8 +286,11 @@ mod tests {
     #[test]
     fn a_held_write_lock_is_classified_retryable() {
         let dir = tempfile::tempdir().unwrap();
-        let mut config =
-            SqliteConfig::from_table(&toml::Table::new(), &drivebench_core::config::KeyPath::root()).unwrap();
+        let mut config = SqliteConfig::from_table(
+            &toml::Table::new(),
+            &drivebench_core::config::KeyPath::root(),
+        )
+        .unwrap();
         config.busy_timeout_ms = 1;
         let conn = SqliteConnector::new(dir.path(), config, 8);
         block_on(async {
@@ -303,8 +309,11 @@ mod tests {
     #[test]
     fn write_transactions_queue_instead_of_failing_busy() {
         let dir = tempfile::tempdir().unwrap();
-        let mut config =
-            SqliteConfig::from_table(&toml::Table::new(), &drivebench_core::config::KeyPath::root()).unwrap();
+        let mut config = SqliteConfig::from_table(
+            &toml::Table::new(),
+            &drivebench_core::config::KeyPath::root(),
+        )
+        .unwrap();
         config.busy_timeout_ms = 1;
         let conn = Arc::new(SqliteConnector::new(dir.path(), config, 8));
         tokio::runtime::Builder::new_multi_thread()

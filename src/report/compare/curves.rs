@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::entry::{CurveFigures, RunEntry};
 use super::ranking::{Ranked, html_table, markdown_table, rank};
-use drivebench_core::curve::SloResult;
 use crate::report::svg::{Chart, Marks, Scale, Series, escape, render};
+use drivebench_core::curve::SloResult;
 
 /// The runs' SLO figures against each other.
 #[derive(Debug, Clone, Serialize)]

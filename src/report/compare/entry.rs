@@ -6,9 +6,9 @@
 
 use serde::Serialize;
 
-use drivebench_core::curve::SloResult;
 use crate::report::curves::PointKind;
 use crate::report::result::{PhaseReport, RunReport};
+use drivebench_core::curve::SloResult;
 
 /// One run as compared: where it came from and the figures of its recorded phase.
 #[derive(Debug, Clone, Serialize)]
@@ -33,7 +33,7 @@ pub struct RunEntry {
     pub ranked: bool,
     /// What limited the compared phase, when the run has telemetry.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<crate::telemetry::Verdict>,
+    pub verdict: Option<drivebench_system::telemetry::Verdict>,
     /// Total TPS per report interval of the phase (the samples of the significance test).
     #[serde(skip)]
     pub interval_tps: Vec<f64>,

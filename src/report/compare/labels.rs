@@ -3,8 +3,8 @@
 //! else the settings that differ, else the start time ("vda 256.0 GiB (started 02:27:12Z)").
 
 use super::settings::{differing_keys, facts, value_of};
-use drivebench_core::config::units::format_bytes;
 use crate::report::result::RunReport;
+use drivebench_core::config::units::format_bytes;
 
 /// The drive's model and capacity, else where the run was read.
 fn drive_label(r: &RunReport, source: &str) -> String {

@@ -42,7 +42,7 @@ impl Comparison {
             .filter(|e| e.ranked)
             .filter_map(|e| {
                 let v = e.verdict.as_ref()?;
-                (v.bound != crate::telemetry::Bound::DriveBound).then(|| {
+                (v.bound != drivebench_system::telemetry::Bound::DriveBound).then(|| {
                     format!(
                         "{}: {} — {}",
                         e.label,

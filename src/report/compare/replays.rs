@@ -18,7 +18,7 @@ use crate::replay::ReplayReport;
 use crate::report::result::RunReport;
 use crate::report::svg::escape;
 use crate::report::telemetry::bound_name;
-use crate::telemetry::{Bound, Verdict};
+use drivebench_system::telemetry::{Bound, Verdict};
 
 /// Hex digits of a capture's SHA-256 shown in the tables.
 const SHA_SHOWN: usize = 12;

@@ -11,7 +11,7 @@ use crate::replay::ReplayReport;
 use crate::replay::model::{ReplayHistograms, ReplayTarget, ReplayTargetKind};
 use crate::replay::{Fidelity, LagFigures, LatencyUs, ReplaySource};
 use crate::report::result::RunReport;
-use crate::telemetry::{Bound, Verdict};
+use drivebench_system::telemetry::{Bound, Verdict};
 
 const SHA_A: &str = "3f2a9c1b4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8";
 const SHA_B: &str = "77de00112233445566778899aabbccddeeff00112233445566778899aabbccdd";

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use drivebench_core::config::units::{format_bytes, format_duration};
 use crate::report::result::RunReport;
 use crate::scenario::plan::{DatabaseRun, TpccOptions};
+use drivebench_core::config::units::{format_bytes, format_duration};
 
 /// The settings that differ, as each run has them.
 #[derive(Debug, Clone, Default, Serialize)]

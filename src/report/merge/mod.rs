@@ -11,11 +11,11 @@ use model::{HostPhase, MergeReport, MergedHost, MergedPhase, RULES};
 
 use super::clock::ClockState;
 use super::result::{InstancePhase, PhaseReport, RunReport, RunStatus, SeriesRow};
-use drivebench_core::config::units::parse_utc;
 use crate::metrics::Recorded;
 use crate::metrics::rebuild::{PhaseHistograms, RebuildError, rebuild};
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::scenario::plan::Benchmark;
+use drivebench_core::config::units::parse_utc;
 
 /// A host's run to merge.
 pub struct HostRun {

@@ -9,11 +9,11 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::io::{Arrivals, EngineChoice, PROFILES, Profile, Region, profile};
 use drivebench_core::config::error::{Invalid, KeyPath};
 use drivebench_core::config::units::{parse_duration, parse_size};
 use drivebench_core::curve::CurveSpec;
 use drivebench_core::curve::steady::SteadyRule;
-use crate::io::{Arrivals, EngineChoice, PROFILES, Profile, Region, profile};
 
 mod describe;
 mod parse;

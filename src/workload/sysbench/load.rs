@@ -17,10 +17,10 @@ use crate::engines::runner::spawn_on;
 use crate::engines::{
     BulkPath, BulkText, Connector, EngineError, Execution, Rows, Session, Statements, Value,
 };
-use drivebench_core::rng::Rng;
 use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
 use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::meta;
+use drivebench_core::rng::Rng;
 
 /// Rows per multi-row INSERT, and per transaction on the INSERT path.
 const ROWS_PER_INSERT: u32 = 500;

@@ -8,9 +8,9 @@ pub mod rand;
 
 use crate::engines::{Dialect, EngineError, Rows, Session, Statements, StmtId, Value};
 use crate::metrics::StatementCounts;
-use drivebench_core::rng::Rng;
 use crate::scenario::plan::{SysbenchOptions, SysbenchTest};
 use crate::workload::Workload;
+use drivebench_core::rng::Rng;
 use rand::DefaultRand;
 
 /// The statements file of a SQL dialect.

@@ -2,8 +2,8 @@
 //! uniform, gaussian, pareto and zipfian, with sysbench's parameters. Integer arithmetic follows
 //! sysbench's (including its integer division in `special`), so the access skew matches.
 
-use drivebench_core::rng::Rng;
 use crate::scenario::plan::{RandType, SysbenchOptions};
+use drivebench_core::rng::Rng;
 
 /// The default generator of a run (`sysbench.rand.default`).
 #[derive(Debug, Clone)]

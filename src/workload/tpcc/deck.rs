@@ -12,8 +12,8 @@
 //! terminals reach 10 × 45 × 60 / 2,099 = 12.86 per minute.
 
 use super::Kind;
-use drivebench_core::rng::Rng;
 use crate::scenario::plan::TpccMix;
+use drivebench_core::rng::Rng;
 
 /// Cards of each kind in one deck, in `Kind::index` order.
 pub const CARDS: [u32; 5] = [45, 43, 4, 4, 4];

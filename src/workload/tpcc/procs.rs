@@ -213,10 +213,10 @@ pub async fn abort<S: Session>(s: &mut S, dialect: Dialect) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drivebench_core::rng::Rng;
     use crate::workload::tpcc::Kind;
     use crate::workload::tpcc::input::Terminal;
     use crate::workload::tpcc::rand::Constants;
+    use drivebench_core::rng::Rng;
 
     fn placeholders(dialect: Dialect, sql: &str) -> usize {
         match dialect {

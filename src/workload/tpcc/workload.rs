@@ -21,9 +21,9 @@ use crate::engines::Dialect;
 use crate::engines::isolation::{self, Isolation};
 use crate::engines::{EngineError, Session, Statements};
 use crate::metrics::StatementCounts;
-use drivebench_core::rng::Rng;
 use crate::scenario::plan::{TpccOptions, TpccPacing};
 use crate::workload::Workload;
+use drivebench_core::rng::Rng;
 
 /// Random stream of the run-wide constants (separate from every client's stream).
 const CONSTANTS_STREAM: u64 = u64::MAX;

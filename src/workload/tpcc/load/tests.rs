@@ -10,8 +10,11 @@ use crate::workload::tpcc::schema;
 
 /// A SQLite connector on `dir` (shared with the checks' tests).
 pub(crate) fn sqlite(dir: &std::path::Path) -> Arc<SqliteConnector> {
-    let config =
-        SqliteConfig::from_table(&toml::Table::new(), &drivebench_core::config::KeyPath::root()).unwrap();
+    let config = SqliteConfig::from_table(
+        &toml::Table::new(),
+        &drivebench_core::config::KeyPath::root(),
+    )
+    .unwrap();
     Arc::new(SqliteConnector::new(dir, config, 64))
 }
 

@@ -11,6 +11,8 @@ pub enum TelemetryError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Sysfs(#[from] crate::sysfs::SysfsError),
     #[error("cannot stat {path} or any directory above it: {source}")]
     Stat {
         path: PathBuf,

@@ -6,6 +6,7 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use super::DeviceIdentity;
+use crate::sysfs::BlockDevice;
 
 /// One line of `/proc/self/mountinfo`, reduced to what a target needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,17 +107,13 @@ pub(super) fn device_identity(sys: &Path, major: u32, minor: u32) -> Option<Devi
     if major == 0 {
         return None;
     }
-    let node = std::fs::canonicalize(sys.join(format!("dev/block/{major}:{minor}"))).ok()?;
-    let (disk, partition) = if node.join("partition").exists() {
-        (node.parent()?.to_path_buf(), Some(file_name(&node)?))
-    } else {
-        (node, None)
-    };
-    // `disk` is the directory /sys/block/<name> links to.
-    let read = |attribute: &str| read_attribute(&disk.join(attribute));
+    let node = BlockDevice::open(sys, major, minor).ok()?;
+    let partition = node.is_partition().then(|| node.name());
+    let disk = node.disk();
+    let read = |attribute: &str| disk.attribute(attribute);
     let read_u64 = |attribute: &str| read(attribute).and_then(|v| v.parse::<u64>().ok());
     Some(DeviceIdentity {
-        name: file_name(&disk)?,
+        name: disk.name(),
         partition,
         model: read("device/model"),
         serial: read("device/serial")
@@ -133,18 +130,6 @@ pub(super) fn device_identity(sys: &Path, major: u32, minor: u32) -> Option<Devi
             _ => None,
         }),
     })
-}
-
-fn file_name(path: &Path) -> Option<String> {
-    Some(path.file_name()?.to_string_lossy().into_owned())
-}
-
-/// A sysfs attribute with surrounding whitespace removed; `None` when it is
-/// missing, unreadable or blank.
-fn read_attribute(path: &Path) -> Option<String> {
-    let value = std::fs::read_to_string(path).ok()?;
-    let value = value.trim();
-    (!value.is_empty()).then(|| value.to_owned())
 }
 
 #[cfg(test)]

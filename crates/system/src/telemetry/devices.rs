@@ -8,11 +8,12 @@
 //! no block device (tmpfs, overlay, procfs; btrfs too, whose `st_dev` is anonymous) has major
 //! number 0 and resolves to [`Devices::NoDevice`].
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::error::TelemetryError;
+use crate::sysfs::BlockDevice;
 
 /// The part a device plays between a filesystem and the drives under it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -142,11 +143,7 @@ pub fn resolve_number(sys: &Path, major: u32, minor: u32) -> Result<Devices, Tel
     if major == 0 {
         return Ok(Devices::NoDevice { major, minor });
     }
-    let link = sys.join(format!("dev/block/{major}:{minor}"));
-    let top = std::fs::canonicalize(&link).map_err(|source| TelemetryError::Read {
-        path: link.clone(),
-        source,
-    })?;
+    let top = BlockDevice::open(sys, major, minor)?;
     let mut walk = Walk::default();
     walk.visit(&top, vec![DeviceLevel::FilesystemDevice], 0)?;
     Ok(Devices::Stack(DeviceStack { nodes: walk.nodes }))
@@ -162,48 +159,45 @@ struct Walk {
 }
 
 impl Walk {
-    /// Add the device at the sysfs directory `dir`, reached as `levels`, and what lies below.
+    /// Add `device`, reached as `levels`, and what lies below it.
     fn visit(
         &mut self,
-        dir: &Path,
+        device: &BlockDevice,
         mut levels: Vec<DeviceLevel>,
         depth: usize,
     ) -> Result<(), TelemetryError> {
-        let name = file_name(dir);
+        let name = device.name();
         if depth > MAX_DEPTH || self.nodes.iter().any(|n| n.name == name) {
             return Ok(());
         }
-        if dir.join("partition").exists() {
+        if device.is_partition() {
             levels.push(DeviceLevel::Partition);
-            self.push(dir, levels, None)?;
-            return match dir.parent() {
-                Some(disk) => self.visit(disk, Vec::new(), depth + 1),
-                None => Ok(()),
-            };
+            self.push(device, levels, None)?;
+            return self.visit(&device.disk(), Vec::new(), depth + 1);
         }
-        let members = members_of(dir)?;
+        let members = device.members()?;
         if members.is_empty() {
             levels.extend([DeviceLevel::WholeDisk, DeviceLevel::PhysicalMember]);
-            return self.push(dir, levels, Some(classify(dir)));
+            return self.push(device, levels, Some(classify(device)));
         }
         levels.push(DeviceLevel::Mapped);
-        self.push(dir, levels, None)?;
-        for member in members {
-            self.visit(&member, Vec::new(), depth + 1)?;
+        self.push(device, levels, None)?;
+        for member in &members {
+            self.visit(member, Vec::new(), depth + 1)?;
         }
         Ok(())
     }
 
     fn push(
         &mut self,
-        dir: &Path,
+        device: &BlockDevice,
         levels: Vec<DeviceLevel>,
         kind: Option<(DeviceKind, Option<String>)>,
     ) -> Result<(), TelemetryError> {
-        let (major, minor) = dev_attribute(dir)?;
+        let (major, minor) = device.number_pair()?;
         let (kind, evidence) = kind.map_or((None, None), |(k, e)| (Some(k), e));
         self.nodes.push(DeviceNode {
-            name: file_name(dir),
+            name: device.name(),
             major,
             minor,
             levels,
@@ -214,45 +208,6 @@ impl Walk {
     }
 }
 
-/// The sysfs directories of the members listed in `dir/slaves/`, by name; none when the
-/// directory is absent.
-fn members_of(dir: &Path) -> Result<Vec<PathBuf>, TelemetryError> {
-    let slaves = dir.join("slaves");
-    let read_error = |source| TelemetryError::Read {
-        path: slaves.clone(),
-        source,
-    };
-    let entries = match std::fs::read_dir(&slaves) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(read_error(e)),
-    };
-    let mut members = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(read_error)?.path();
-        members.push(std::fs::canonicalize(&path).map_err(read_error)?);
-    }
-    members.sort_by_key(|m| file_name(m));
-    Ok(members)
-}
-
-/// `MAJ:MIN` from the device's `dev` attribute.
-fn dev_attribute(dir: &Path) -> Result<(u32, u32), TelemetryError> {
-    let path = dir.join("dev");
-    let text = std::fs::read_to_string(&path).map_err(|source| TelemetryError::Read {
-        path: path.clone(),
-        source,
-    })?;
-    let parsed = text
-        .trim()
-        .split_once(':')
-        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
-    parsed.ok_or_else(|| TelemetryError::Read {
-        path,
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not MAJ:MIN"),
-    })
-}
-
 /// Drivers of block devices a hypervisor emulates: virtio, Xen's blkfront.
 const VIRTUAL_DRIVERS: [&str; 3] = ["virtio_blk", "vbd", "xen_blkfront"];
 
@@ -260,44 +215,31 @@ const VIRTUAL_DRIVERS: [&str; 3] = ["virtio_blk", "vbd", "xen_blkfront"];
 /// its emulated NVMe) and the SCSI vendor strings of QEMU, VMware, VirtualBox and Hyper-V.
 const VIRTUAL_VENDORS: [&str; 6] = ["0x1af4", "0x1b36", "QEMU", "VMware", "VBOX", "Msft"];
 
-/// What kind of physical member the disk at `dir` is, and the evidence.
-fn classify(dir: &Path) -> (DeviceKind, Option<String>) {
-    if dir.join("loop").is_dir() {
-        let evidence = match read_attribute(&dir.join("loop/backing_file")) {
+/// What kind of physical member `disk` is, and the evidence.
+fn classify(disk: &BlockDevice) -> (DeviceKind, Option<String>) {
+    if disk.dir().join("loop").is_dir() {
+        let evidence = match disk.attribute("loop/backing_file") {
             Some(file) => format!("backing file {file}"),
             None => "loop device".to_owned(),
         };
         return (DeviceKind::Loop, Some(evidence));
     }
-    let driver = std::fs::read_link(dir.join("device/driver"))
-        .ok()
-        .map(|link| file_name(&link));
-    if let Some(driver) = driver.filter(|d| VIRTUAL_DRIVERS.contains(&d.as_str())) {
+    if let Some(driver) = disk
+        .driver()
+        .filter(|d| VIRTUAL_DRIVERS.contains(&d.as_str()))
+    {
         return (DeviceKind::Virtual, Some(format!("driver {driver}")));
     }
     // A SCSI or virtio disk's `device` is the device itself; an NVMe namespace's `device` is
     // its controller, whose own `device` is the PCI function.
     let vendor = ["device/vendor", "device/device/vendor"]
         .into_iter()
-        .find_map(|attribute| read_attribute(&dir.join(attribute)))
+        .find_map(|attribute| disk.attribute(attribute))
         .filter(|v| VIRTUAL_VENDORS.contains(&v.as_str()));
     match vendor {
         Some(vendor) => (DeviceKind::Virtual, Some(format!("vendor {vendor}"))),
         None => (DeviceKind::Hardware, None),
     }
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-/// A sysfs attribute without surrounding whitespace; None when missing or blank.
-fn read_attribute(path: &Path) -> Option<String> {
-    let value = std::fs::read_to_string(path).ok()?;
-    let value = value.trim();
-    (!value.is_empty()).then(|| value.to_owned())
 }
 
 #[cfg(test)]
