@@ -49,7 +49,9 @@
 //! under test, its identity, space, guard and leftovers; `telemetry`, device and host counters
 //! and the bottleneck verdict) and `drivebench-core` (crates/core: the pure leaves `config`,
 //! units and scenario errors; `curve`, the sans-IO curve driver and steady-state rule; `rng`, a
-//! virtual client's seeded random stream).
+//! virtual client's seeded random stream). The MySQL session in `engines` speaks the protocol
+//! through `drivebench-mysql-wire` (crates/mysql-wire: packet framing, the connection phase,
+//! the server's responses; its parsers are fuzzed).
 
 pub mod capture;
 pub mod cli;

@@ -1,8 +1,9 @@
 //! The binary protocol of prepared statements: parameters of COM_STMT_EXECUTE, and the values of
 //! binary result rows read into our `Value`s.
 
-use super::packet::{Cursor, Malformed, put_lenenc_bytes};
 use crate::engines::Value;
+use drivebench_mysql_wire::packet::{Cursor, Malformed, put_lenenc_bytes};
+use drivebench_mysql_wire::response::Column;
 
 const TINY: u8 = 0x01;
 const SHORT: u8 = 0x02;
@@ -19,28 +20,6 @@ const DATETIME: u8 = 0x0c;
 const YEAR: u8 = 0x0d;
 const VAR_STRING: u8 = 0xfd;
 const UNSIGNED: u16 = 0x20;
-
-/// A result column's type and flags, from its column definition packet.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Column {
-    pub kind: u8,
-    pub flags: u16,
-}
-
-impl Column {
-    pub fn parse(p: &[u8]) -> Result<Column, Malformed> {
-        let mut c = Cursor::new(p);
-        for _ in 0..6 {
-            c.lenenc_bytes()?; // catalog, schema, table, org_table, name, org_name
-        }
-        c.lenenc()?; // length of the fixed fields
-        c.u16()?; // character set
-        c.u32()?; // column length
-        let kind = c.u8()?;
-        let flags = c.u16()?;
-        Ok(Column { kind, flags })
-    }
-}
 
 /// COM_STMT_EXECUTE's payload after the command byte: statement id, no cursor, one iteration,
 /// then the NULL bitmap, the types (sent with every call) and the values.

@@ -7,9 +7,9 @@
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::packet::{Framed, Stream, put_lenenc_bytes};
 use super::{COM_STMT_EXECUTE, Conn, MORE_RESULTS, Stmt};
 use crate::engines::{Rows, Value};
+use drivebench_mysql_wire::packet::{Framed, Stream, put_lenenc_bytes};
 
 const AUTOCOMMIT: u16 = 0x0002;
 const LONGLONG: u8 = 0x08;

@@ -9,11 +9,11 @@
 
 use rustls::pki_types::ServerName;
 
-use super::auth::{self, Greeting};
-use super::packet::{Framed, Malformed};
 use super::{lost, malformed, server_error, unsupported_plugin};
 use crate::engines::EngineError;
 use crate::engines::tls::SessionTls;
+use drivebench_mysql_wire::auth::{self, Greeting};
+use drivebench_mysql_wire::packet::{Framed, Malformed};
 
 /// Where and as whom to connect.
 #[derive(Debug, Clone)]
@@ -105,7 +105,7 @@ async fn authenticate(io: &mut Framed, t: &Target, g: &Greeting) -> Result<(), E
             Some(0xff) => return Err(server_error(p)),
             // Auth switch: another plugin, with a new nonce.
             Some(0xfe) => {
-                let mut c = super::packet::Cursor::new(&p[1..]);
+                let mut c = drivebench_mysql_wire::packet::Cursor::new(&p[1..]);
                 plugin = String::from_utf8_lossy(c.nul_terminated()).into_owned();
                 let rest = c.rest();
                 nonce = rest.strip_suffix(&[0]).unwrap_or(rest).to_vec();

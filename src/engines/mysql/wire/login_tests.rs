@@ -17,8 +17,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use super::Target;
-use crate::engines::mysql::wire::{Conn, auth};
+use crate::engines::mysql::wire::Conn;
 use crate::engines::tls::{self, SessionTls, TlsSettings};
+use drivebench_mysql_wire::auth;
 
 const PASSWORD: &str = "Full-auth pw 7";
 const NONCE: &[u8; 20] = b"abcdefghij0123456789";

@@ -8,10 +8,8 @@
 //! `mysql_native_password` and `caching_sha2_password`, its fast path and its full
 //! authentication.
 
-mod auth;
 mod binary;
 pub mod login;
-mod packet;
 
 use std::io;
 
@@ -19,8 +17,10 @@ use tokio::net::{TcpStream, UnixStream};
 
 use super::RETRYABLE_CODES;
 use crate::engines::{EngineError, ErrorClass, NotPlain, RowChunks, Rows, Value};
+use drivebench_mysql_wire::auth;
+use drivebench_mysql_wire::packet::{Cursor, Framed, MAX_PAYLOAD, Malformed, Stream};
+use drivebench_mysql_wire::response::{Column, ErrPacket, OkPacket};
 use login::Target;
-use packet::{Cursor, Framed, MAX_PAYLOAD, Malformed, Stream};
 
 const COM_QUERY: u8 = 0x03;
 const COM_STMT_PREPARE: u8 = 0x16;
@@ -43,7 +43,7 @@ pub struct Conn {
     io: Framed,
     deprecate_eof: bool,
     /// Column types of the current binary result.
-    columns: Vec<binary::Column>,
+    columns: Vec<Column>,
     /// A command was sent and its response not read to the end: the caller gave up on it (its
     /// future was dropped), so what comes next on the wire belongs to that command.
     pending: bool,
@@ -71,30 +71,22 @@ fn malformed(_: Malformed) -> EngineError {
 
 /// The server's ERR packet, classified by its code.
 fn server_error(p: &[u8]) -> EngineError {
-    let mut c = Cursor::new(&p[1..]);
-    let code = c.u16().unwrap_or(0);
-    let mut message = c.rest();
-    if message.first() == Some(&b'#') && message.len() >= 6 {
-        message = &message[6..];
-    }
-    let class = if RETRYABLE_CODES.contains(&code) {
+    let err = ErrPacket::parse(p);
+    let class = if RETRYABLE_CODES.contains(&err.code) {
         ErrorClass::Retryable
     } else {
         ErrorClass::Fatal
     };
     EngineError::new(
         class,
-        code.to_string(),
-        String::from_utf8_lossy(message).into_owned(),
+        err.code.to_string(),
+        String::from_utf8_lossy(err.message).into_owned(),
     )
 }
 
 /// Affected rows and status flags of an OK packet (or an EOF-marked OK after rows).
 fn ok_packet(p: &[u8]) -> Result<(u64, u16), Malformed> {
-    let mut c = Cursor::new(&p[1..]);
-    let affected = c.lenenc()?.unwrap_or(0);
-    c.lenenc()?; // last insert id
-    Ok((affected, c.u16()?))
+    OkPacket::parse(p).map(|ok| (ok.affected_rows, ok.status))
 }
 
 impl Conn {
@@ -285,8 +277,7 @@ impl Conn {
         for _ in 0..n {
             let p = self.io.read().await.map_err(lost)?;
             if keep {
-                self.columns
-                    .push(binary::Column::parse(p).map_err(malformed)?);
+                self.columns.push(Column::parse(p).map_err(malformed)?);
             }
         }
         if !self.deprecate_eof {

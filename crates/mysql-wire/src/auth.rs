@@ -6,7 +6,7 @@
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
 
-use super::packet::{Cursor, Malformed};
+use crate::packet::{Cursor, Malformed};
 
 pub const LONG_PASSWORD: u32 = 0x1;
 pub const LONG_FLAG: u32 = 0x4;
@@ -117,7 +117,7 @@ pub fn response(g: &Greeting, tls: bool, user: &str, proof: &[u8], db: &str) -> 
     out.extend_from_slice(user.as_bytes());
     out.push(0);
     if caps & PLUGIN_AUTH_LENENC_DATA != 0 {
-        super::packet::put_lenenc_bytes(&mut out, proof);
+        crate::packet::put_lenenc_bytes(&mut out, proof);
     } else {
         out.push(proof.len() as u8);
         out.extend_from_slice(proof);
