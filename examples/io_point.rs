@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-use drivebench::io::{
+use drivebench_system::io::{
     BlockSizes, EngineChoice, Pacing, PointSpec, Region, TargetSpec, open_target, run_point,
 };
 

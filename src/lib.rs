@@ -31,8 +31,6 @@
 //! - [`capture`]: block I/O capture during a run's phases (tracefs block events in a private
 //!   instance), file classes from FIEMAP, the compact trace format, its summary, the fio
 //!   export, and the remap of a capture onto a replay target.
-//! - [`io`]: the synthetic direct-I/O engine: workload points on dedicated threads (io_uring or
-//!   pread/pwrite), O_DIRECT targets (files, guarded block devices), latency and rate results.
 //! - [`exporter`]: live metrics of a running run (current phase, TPS, latency quantiles,
 //!   errors, drive and host figures), served over HTTP in the OpenMetrics text format.
 //! - [`metrics`]: sharded HDR histograms, interval collection, summaries.
@@ -44,21 +42,23 @@
 //!   `Value`, error classes, SQL `Dialect`s, the one `dispatch` on `EngineKind`, and `server`,
 //!   the private-server lifecycle on the target.
 //!
-//! Below every module here, in crates of their own (the compiler keeps them from reaching up):
-//! `drivebench-system` (crates/system: `sysfs`, one model of a block device; `target`, the drive
-//! under test, its identity, space, guard and leftovers; `telemetry`, device and host counters
-//! and the bottleneck verdict) and `drivebench-core` (crates/core: the pure leaves `config`,
-//! units and scenario errors; `curve`, the sans-IO curve driver and steady-state rule; `rng`, a
-//! virtual client's seeded random stream). The MySQL session in `engines` speaks the protocol
-//! through `drivebench-mysql-wire` (crates/mysql-wire: packet framing, the connection phase,
-//! the server's responses; its parsers are fuzzed).
+//! Below every module here, in crates of their own (the compiler keeps them from reaching
+//! up):
+//! - `drivebench-system` (crates/system): `io`, the synthetic direct-I/O engine shaped like
+//!   fio's; `sysfs`, one model of a block device; `target`, the drive under test, its identity,
+//!   space, guard and leftovers; `telemetry`, device and host counters and the bottleneck
+//!   verdict.
+//! - `drivebench-core` (crates/core), the pure leaves: `config`, units and scenario errors;
+//!   `curve`, the sans-IO curve driver and steady-state rule; `histogram`, the one HDR shape
+//!   of every latency; `rng`, a virtual client's seeded random stream.
+//! - `drivebench-mysql-wire` (crates/mysql-wire), what the MySQL session in `engines` speaks:
+//!   packet framing, the connection phase, the server's responses; its parsers are fuzzed.
 
 pub mod capture;
 pub mod cli;
 pub mod clients;
 pub mod engines;
 pub mod exporter;
-pub mod io;
 pub mod metrics;
 pub mod protocol;
 pub mod replay;

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use drivebench::io::{
+use drivebench_system::io::{
     Arrivals, BlockSizes, DirectTarget, EngineChoice, IoEngineKind, IoError, Pacing, PointSpec,
     Region, SizeShare, TargetSpec, open_target, run_point,
 };

@@ -3,12 +3,12 @@
 
 use std::sync::atomic::AtomicBool;
 
-use drivebench::io::sweep::{PointKind, SweepSpec, run_sweep};
-use drivebench::io::{
-    Arrivals, DirectTarget, EngineChoice, Region, TargetSpec, open_target, profile,
-};
 use drivebench::report::sweeps::{self, SweepReport};
 use drivebench_core::curve::CurveSpec;
+use drivebench_system::io::sweep::{PointKind, SweepSpec, run_sweep};
+use drivebench_system::io::{
+    Arrivals, DirectTarget, EngineChoice, Region, TargetSpec, open_target, profile,
+};
 
 /// Rate and elapsed-time assertions hold on a 2-core machine only when the I/O threads of one
 /// test do not share the cores with another's: the timed tests of this file run one at a time.
@@ -112,7 +112,7 @@ fn the_stop_flag_ends_the_sweep_after_the_current_point() {
 #[test]
 fn the_fill_writes_exactly_the_region_with_stamped_random_data() {
     let _one_at_a_time = timed();
-    use drivebench::io::fill::{FillSpec, fill};
+    use drivebench_system::io::fill::{FillSpec, fill};
     let dir = tempfile::tempdir_in("/var/tmp").unwrap();
     let t = open_target(&TargetSpec::File {
         path: dir.path().join("target"),
@@ -152,8 +152,8 @@ fn the_fill_writes_exactly_the_region_with_stamped_random_data() {
 #[test]
 fn steady_state_rounds_run_before_the_curve_until_the_rule_holds_or_the_cap() {
     let _one_at_a_time = timed();
-    use drivebench::io::sweep::SteadySpec;
     use drivebench_core::curve::steady::SteadyRule;
+    use drivebench_system::io::sweep::SteadySpec;
     let dir = tempfile::tempdir_in("/var/tmp").unwrap();
     let t = target(dir.path());
     let mut s = spec(&[]);

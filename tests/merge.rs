@@ -62,7 +62,7 @@ fn merge(args: &[&str]) -> std::process::Output {
 }
 
 fn p99_of_histograms_merged_here(hosts: &[&Value], phase: &str) -> f64 {
-    let mut all = drivebench::metrics::new_histogram();
+    let mut all = drivebench_core::histogram::new_histogram();
     for r in hosts {
         let p = r["phases"]
             .as_array()
@@ -71,8 +71,7 @@ fn p99_of_histograms_merged_here(hosts: &[&Value], phase: &str) -> f64 {
             .find(|p| p["name"] == phase)
             .unwrap();
         for i in p["per_instance"].as_array().unwrap() {
-            let h =
-                drivebench::metrics::histogram::decode(i["histogram"].as_str().unwrap()).unwrap();
+            let h = drivebench_core::histogram::decode(i["histogram"].as_str().unwrap()).unwrap();
             all.add(&h).unwrap();
         }
     }

@@ -17,12 +17,12 @@ use tokio_util::sync::CancellationToken;
 use super::run::utc_now;
 use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use crate::capture::{Capture, Remap};
-use crate::io::{DirectTarget, TargetKind, TargetSpec, open_target};
 use crate::replay::{ReplayOptions, ReplayReport, Timing};
 use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport, RunStatus};
 use crate::report::{self, RunDir};
 use crate::scenario::plan::Plan;
+use drivebench_system::io::{DirectTarget, TargetKind, TargetSpec, open_target};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -466,7 +466,7 @@ enum ThreadError {
     Fill {
         path: PathBuf,
         #[source]
-        source: crate::io::IoError,
+        source: drivebench_system::io::IoError,
     },
     #[error(transparent)]
     Replay(#[from] crate::replay::ReplayError),
@@ -494,8 +494,8 @@ fn replay_blocking(
             target.path.display(),
             target.size_bytes
         ));
-        let spec = crate::io::fill::FillSpec::new(crate::io::Region::WHOLE);
-        crate::io::fill::fill(&target, &spec, halt, |_| {}).map_err(|source| {
+        let spec = drivebench_system::io::fill::FillSpec::new(drivebench_system::io::Region::WHOLE);
+        drivebench_system::io::fill::fill(&target, &spec, halt, |_| {}).map_err(|source| {
             ThreadError::Fill {
                 path: target.path.clone(),
                 source,

@@ -11,7 +11,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::CliError;
 use super::run::utc_now;
-use crate::io::{Arrivals, DirectTarget, EngineChoice, PROFILES, check_point};
 use crate::protocol::{self, Ending};
 use crate::report::live::Console;
 use crate::report::result::{Environment, RunReport};
@@ -19,6 +18,7 @@ use crate::report::{self, RunDir};
 use crate::scenario::plan::Plan;
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, SweepTarget, resolve};
 use drivebench_core::config::{Invalid, KeyPath};
+use drivebench_system::io::{Arrivals, DirectTarget, EngineChoice, PROFILES, check_point};
 use drivebench_system::target::{DeviceIdentity, TargetInfo};
 
 fn profile_list() -> String {
@@ -386,14 +386,21 @@ fn open_checked(sweep: &PlanSweep, path: &Path) -> Result<DirectTarget, CliError
         .profiles
         .iter()
         .map(|p| {
-            let mut point = p.spec(sweep.region, 0.0, 1.0, crate::io::Pacing::Uncontrolled, 1);
+            let mut point = p.spec(
+                sweep.region,
+                0.0,
+                1.0,
+                drivebench_system::io::Pacing::Uncontrolled,
+                1,
+            );
             point.engine = sweep.io_engine;
             point.submit_batch = sweep.submit_batch;
             (p.name.clone(), point)
         })
         .collect();
-    let bad_point =
-        |name: &str, e: crate::io::IoError| CliError::Invalid(format!("profile {name}: {e}"));
+    let bad_point = |name: &str, e: drivebench_system::io::IoError| {
+        CliError::Invalid(format!("profile {name}: {e}"))
+    };
     for (name, point) in &points {
         point.validate().map_err(|e| bad_point(name, e))?;
     }

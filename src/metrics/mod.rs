@@ -3,7 +3,6 @@
 //! (1 µs .. 1 h, 3 significant digits) per transaction kind plus counters. The sampler swaps a
 //! shard's data for a spare once per interval and merges; recording never allocates.
 
-pub mod histogram;
 pub mod rebuild;
 pub mod summary;
 
@@ -14,7 +13,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 
 use crate::engines::{EngineError, ErrorClass};
-pub use histogram::{HIGHEST_US, LOWEST_US, SIGFIG, new_histogram};
+use drivebench_core::histogram::{HIGHEST_US, LOWEST_US, new_histogram};
 
 /// What one executed transaction did: its statements by sysbench's classes, whether it ended
 /// in a rollback its inputs asked for (TPC-C's 1 % of New-Orders), and how many of its parts

@@ -7,8 +7,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Recorded;
-use super::histogram::{DecodeError, decode, encode};
 use super::summary::Summary;
+use drivebench_core::histogram::{DecodeError, decode, encode};
 
 /// The histograms of an instance's phase beyond its all-kinds response time (same encoding).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -13,15 +13,16 @@ use super::stall::StallWatch;
 use super::steady::SteadyTrack;
 use super::{Ending, RunCtx, Stage};
 use crate::clients::fleet::{Fleet, Wake};
+use crate::metrics::Recorded;
 use crate::metrics::rebuild::PhaseHistograms;
 use crate::metrics::summary::{MeanOfInstances, Summary};
-use crate::metrics::{Recorded, histogram};
 use crate::report::live::interval_line;
 use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
 use crate::report::steady::SteadyOutcome;
 use crate::report::telemetry::{PhaseTelemetry, TelemetryRow};
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::PlanPhase;
+use drivebench_core::histogram;
 
 /// What a benchmark adds to the phases: called once before the clock starts and once per
 /// phase, after it is closed and before it is written.

@@ -12,9 +12,6 @@ use tokio::sync::mpsc;
 
 use super::telemetry::Probe;
 use super::{Ending, RunCtx, Stage};
-use crate::io::fill::{FillProgress, FillResult, FillSpec, fill};
-use crate::io::sweep::{PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep};
-use crate::io::{DirectTarget, IoError, Region, TargetSpec, open_target};
 use crate::report::OutputError;
 use crate::report::live::Console;
 use crate::report::sweeps::{PointDevice, SweepReport};
@@ -22,6 +19,11 @@ use crate::scenario::Plan;
 use crate::scenario::sweep::{PlanSweep, SweepTarget};
 use drivebench_core::config::units::format_bytes;
 use drivebench_core::config::units::format_duration;
+use drivebench_system::io::fill::{FillProgress, FillResult, FillSpec, fill};
+use drivebench_system::io::sweep::{
+    PointKind, SteadySpec, SweepPoint, SweepResult, SweepSpec, run_sweep,
+};
+use drivebench_system::io::{DirectTarget, IoError, Region, TargetSpec, open_target};
 use drivebench_system::target::leftovers::remove_marked_file;
 
 /// Open a sweep's target; `target_dir` holds its file.
@@ -107,7 +109,7 @@ pub fn check_written(sweep: &PlanSweep, target_dir: &str) -> Result<(), Unwritte
         });
     }
     let end = (size_bytes as f64 * sweep.region.end_fraction) as u64;
-    match crate::io::first_unwritten(&path, end)? {
+    match drivebench_system::io::first_unwritten(&path, end)? {
         None => Ok(()),
         Some(offset) => Err(Unwritten::NeverWritten {
             path: shown,

@@ -21,8 +21,8 @@ use super::measure::{ReplayOutcome, RunFacts, Stamps, ns_to_us, outcome};
 use super::ring::{Ring, discard_block, slots_for};
 use super::schedule::{Timing, fast_gates, in_issue_order, intended_ns, recorded_max_depth};
 use crate::capture::{Op, Remap, Request};
-use crate::io::{DirectTarget, TargetKind};
-use crate::metrics::histogram::new_histogram;
+use drivebench_core::histogram::new_histogram;
+use drivebench_system::io::{DirectTarget, TargetKind};
 
 /// Closer than this to a request's intended time, the loop spins instead of sleeping. It
 /// covers a wake-up on the 2-core test VM (10-20 µs typical, with this thread's timer slack at

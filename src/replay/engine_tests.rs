@@ -12,8 +12,8 @@ use super::engine::{Progress, ReplayOptions, replay};
 use super::error::ReplayError;
 use super::schedule::Timing;
 use crate::capture::{DEFAULT_CHUNK_BYTES, FileClass, Flags, NO_COMPLETION, Op, Remap, Request};
-use crate::io::fill::{FillSpec, fill};
-use crate::io::{DirectTarget, Region, TargetSpec, open_target};
+use drivebench_system::io::fill::{FillSpec, fill};
+use drivebench_system::io::{DirectTarget, Region, TargetSpec, open_target};
 
 /// Where the test files go.
 fn test_dir() -> tempfile::TempDir {

@@ -16,8 +16,8 @@ use super::model::{
 };
 use super::schedule::Timing;
 use crate::capture::{Capture, FileClass, NO_COMPLETION, Op, Remap, Request, ShapeItem, shape_of};
-use crate::io::{DirectTarget, TargetKind};
-use crate::metrics::histogram::{HIGHEST_US, encode, new_histogram};
+use drivebench_core::histogram::{HIGHEST_US, encode, new_histogram};
+use drivebench_system::io::{DirectTarget, TargetKind};
 
 /// ns to µs, rounded, within the histograms' range.
 pub fn ns_to_us(ns: u64) -> u64 {

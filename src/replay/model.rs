@@ -2,7 +2,7 @@
 //! of it used, what was replayed, latency (from the intended issue time: what the database
 //! would have waited), service time and schedule lag summaries in microseconds per operation
 //! and per file class, one row per second, the fidelity judgement, and the HDR histograms
-//! (µs, `metrics::histogram::encode`) so `compare` can merge replays later.
+//! (µs, `drivebench_core::histogram::encode`) so `compare` can merge replays later.
 
 use std::collections::BTreeMap;
 

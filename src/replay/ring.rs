@@ -12,7 +12,7 @@ use io_uring::{IoUring, opcode, squeue, types};
 
 use super::error::ReplayError;
 use crate::capture::{Flags, Op, Request};
-use crate::io::{AlignedBuf, DirectTarget, fill_bytes};
+use drivebench_system::io::{AlignedBuf, DirectTarget, fill_bytes};
 
 /// Bytes of write data at least: writes cycle through this much distinct data.
 const WRITE_POOL_BYTES: usize = 8 << 20;

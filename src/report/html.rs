@@ -258,7 +258,7 @@ fn over_time(s: &mut String, r: &RunReport) {
 /// without it; report.html puts it where the chart would be, `report` prints it.
 pub fn unreadable_histogram(
     ph: &PhaseReport,
-    e: &crate::metrics::histogram::DecodeError,
+    e: &drivebench_core::histogram::DecodeError,
 ) -> String {
     format!(
         "phase {}: its latency histogram is unreadable ({e}). The latency-by-percentile chart is \
@@ -270,7 +270,7 @@ pub fn unreadable_histogram(
 
 /// Response time by percentile, from the phase's stored histogram (microseconds).
 fn distribution(s: &mut String, ph: &PhaseReport) {
-    let h = match crate::metrics::histogram::decode(&ph.histogram) {
+    let h = match drivebench_core::histogram::decode(&ph.histogram) {
         Ok(h) => h,
         Err(e) => {
             let text = escape(&unreadable_histogram(ph, &e));

@@ -291,7 +291,7 @@ pub fn unreadable_histograms(report: &RunReport) -> Vec<String> {
         .iter()
         .filter(|p| p.recorded)
         .filter_map(|p| {
-            let e = crate::metrics::histogram::decode(&p.histogram).err()?;
+            let e = drivebench_core::histogram::decode(&p.histogram).err()?;
             Some(html::unreadable_histogram(p, &e))
         })
         .collect()

@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
-use crate::io::sweep::{PointKind, SteadyReport, SweepResult};
 use drivebench_core::curve::SloResult;
+use drivebench_system::io::sweep::{PointKind, SteadyReport, SweepResult};
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct LatencyUs {
@@ -122,7 +122,7 @@ pub struct SweepReport {
 
 impl SweepReport {
     pub fn from_result(r: &SweepResult) -> Self {
-        let lat = |l: &crate::io::LatencySummaryUs| LatencyUs {
+        let lat = |l: &drivebench_system::io::LatencySummaryUs| LatencyUs {
             avg: l.avg,
             p50: l.p50 as f64,
             p99: l.p99 as f64,
@@ -136,8 +136,8 @@ impl SweepReport {
                 .points
                 .first()
                 .map(|p| match p.result.engine {
-                    crate::io::IoEngineKind::IoUring => "io_uring",
-                    crate::io::IoEngineKind::Psync => "psync",
+                    drivebench_system::io::IoEngineKind::IoUring => "io_uring",
+                    drivebench_system::io::IoEngineKind::Psync => "psync",
                 })
                 .unwrap_or_default()
                 .to_string(),

@@ -8,8 +8,11 @@
 //!   a file's `line:column` or a `--set` override.
 //! - [`curve`]: the sans-IO load-curve driver shared by I/O sweeps and database curves, the
 //!   SLO search, the SNIA steady-state rule, a point's backlog judgement.
+//! - [`histogram`]: the one HDR histogram shape every latency is recorded in (1 µs .. 1 h, 3
+//!   significant digits) and its compact text form in result files.
 //! - [`rng`]: the seeded random stream of one virtual client.
 
 pub mod config;
 pub mod curve;
+pub mod histogram;
 pub mod rng;

@@ -1,8 +1,13 @@
-//! drivebench's view of the machine it runs on, read from `/proc` and `/sys`: below every
-//! module that runs a database or an I/O load, above only the pure leaves of `drivebench-core`.
+//! drivebench's view of the machine it runs on, with no database in sight: the block devices
+//! as `/sys` shows them, the drive under test and its guard, direct I/O on it, and the device
+//! and host counters of `/proc` and `/sys`. Below every module that runs a database, above
+//! only the pure leaves of `drivebench-core`.
 //!
 //! # Layout
 //!
+//! - [`io`]: the synthetic direct-I/O engine shaped like fio's: workload points on dedicated
+//!   threads (io_uring or pread/pwrite), profiles, fill, sweep points, O_DIRECT targets (files,
+//!   block devices behind `target`'s guard), latency and rate results.
 //! - [`sysfs`]: one model of a block device as sysfs shows it (its directory, partition and
 //!   whole disk, members, attributes), which the two modules below read devices through.
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
@@ -11,6 +16,7 @@
 //!   cache, pressure and named processes, sampled at instants, turned into interval and phase
 //!   figures, and the bottleneck verdict.
 
+pub mod io;
 pub mod sysfs;
 pub mod target;
 pub mod telemetry;

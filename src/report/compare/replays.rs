@@ -13,11 +13,11 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::capture::FileClass;
-use crate::metrics::histogram::{decode, new_histogram};
 use crate::replay::ReplayReport;
 use crate::report::result::RunReport;
 use crate::report::svg::escape;
 use crate::report::telemetry::bound_name;
+use drivebench_core::histogram::{decode, new_histogram};
 use drivebench_system::telemetry::{Bound, Verdict};
 
 /// Hex digits of a capture's SHA-256 shown in the tables.

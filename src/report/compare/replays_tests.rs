@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use super::replays::*;
 use crate::capture::Shape;
-use crate::metrics::histogram::encode;
-use crate::metrics::histogram::new_histogram;
 use crate::replay::ReplayReport;
 use crate::replay::model::{ReplayHistograms, ReplayTarget, ReplayTargetKind};
 use crate::replay::{Fidelity, LagFigures, LatencyUs, ReplaySource};
 use crate::report::result::RunReport;
+use drivebench_core::histogram::encode;
+use drivebench_core::histogram::new_histogram;
 use drivebench_system::telemetry::{Bound, Verdict};
 
 const SHA_A: &str = "3f2a9c1b4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8";

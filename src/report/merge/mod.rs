@@ -304,7 +304,7 @@ fn merge_phase(
     let phase = PhaseReport {
         completed: parts.iter().all(|p| p.1.completed),
         mean_of_instances: MeanOfInstances::of(&refs),
-        histogram: crate::metrics::histogram::encode(&all.response_total()),
+        histogram: drivebench_core::histogram::encode(&all.response_total()),
         tpcc: merged_tpcc(hosts, &parts, &summary),
         telemetry: None,
         steady: None,

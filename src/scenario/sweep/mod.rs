@@ -9,11 +9,11 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::io::{Arrivals, EngineChoice, PROFILES, Profile, Region, profile};
 use drivebench_core::config::error::{Invalid, KeyPath};
 use drivebench_core::config::units::{parse_duration, parse_size};
 use drivebench_core::curve::CurveSpec;
 use drivebench_core::curve::steady::SteadyRule;
+use drivebench_system::io::{Arrivals, EngineChoice, PROFILES, Profile, Region, profile};
 
 mod describe;
 mod parse;
@@ -193,7 +193,7 @@ fn profiles(s: &SweepSection, key: &KeyPath) -> Result<Vec<Profile>, Invalid> {
             s.depth,
             d.into(),
             1,
-            crate::io::MAX_DEPTH.into(),
+            drivebench_system::io::MAX_DEPTH.into(),
             key,
             "depth",
         )
@@ -406,7 +406,7 @@ pub fn resolve(s: &SweepSection, key: &KeyPath, time_scale: f64) -> Result<PlanS
             s.submit_batch,
             1,
             1,
-            crate::io::MAX_DEPTH.into(),
+            drivebench_system::io::MAX_DEPTH.into(),
             key,
             "submit_batch",
         )?,

@@ -1,8 +1,8 @@
 //! The two sweep values with a syntax of their own: a region ("25%" or "25") and block sizes
 //! ("4k", or a mix "4k/60:64k/40" whose shares of the I/O count sum to 100).
 
-use crate::io::Region;
 use drivebench_core::config::units::{UnitError, parse_size};
+use drivebench_system::io::Region;
 
 /// Why a region or a block-size mix was not understood.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use drivebench_system::target::guard::GuardError;
+use crate::target::guard::GuardError;
 
 /// An error from opening a target or running a point on it.
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::recorder::Recorder;
 use super::spec::IoEngineKind;
 use super::stream::IoOp;
-use crate::metrics::histogram::encode;
+use drivebench_core::histogram::encode;
 
 /// Latency figures in microseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]

@@ -1,6 +1,6 @@
 //! The target a point runs on, open for direct I/O: a regular file (created and fully
 //! allocated when absent, never sparse, and marked as drivebench's) or a block device (only through the destructive-write
-//! guard in [`drivebench_system::target::guard`]).
+//! guard in [`crate::target::guard`]).
 
 use std::fs::File;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use super::direct::{self, DirectAlignment};
 use super::error::IoError;
-use drivebench_system::target::DeviceIdentity;
-use drivebench_system::target::guard::claim_block_device;
-use drivebench_system::target::leftovers::{Kind, mark_file};
+use crate::target::DeviceIdentity;
+use crate::target::guard::claim_block_device;
+use crate::target::leftovers::{Kind, mark_file};
 
 /// What to open.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -6,7 +6,7 @@
 use hdrhistogram::Histogram;
 
 use super::stream::IoOp;
-use crate::metrics::{HIGHEST_US, new_histogram};
+use drivebench_core::histogram::{HIGHEST_US, new_histogram};
 
 /// Measurements of one worker (or several merged).
 #[derive(Debug, Clone)]
