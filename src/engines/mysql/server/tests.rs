@@ -179,7 +179,7 @@ fn a_detached_server_keeps_running_and_its_directory_is_refused() {
 
     // Clean up as a user would, then reap our former child.
     let raw = rustix::process::Pid::from_raw(pid as i32).unwrap();
-    rustix::process::kill_process(raw, Signal::TERM).unwrap();
+    rustix::process::kill_process(raw, rustix::process::Signal::TERM).unwrap();
     rustix::process::waitpid(Some(raw), rustix::process::WaitOptions::empty()).unwrap();
     assert!(!process_exists(pid));
 }
