@@ -37,10 +37,12 @@
 //! - [`engines`]: one folder per engine (`sqlite`; `mysql` for MariaDB and MySQL, one engine in
 //!   two flavours; `postgres`; `mssql`, tiberius, validated against a TDS emulator in CI and
 //!   against real SQL Server when `MSSQL_URL` is set), each with its connector and session,
-//!   typed settings, `Engine` implementation and, for a server, its private instances (start,
-//!   wait, stop) and `Server` implementation; shared: the `Connector`/`Session` abstraction,
-//!   `Value`, error classes, SQL `Dialect`s, the one `dispatch` on `EngineKind`, and `server`,
-//!   the private-server lifecycle on the target.
+//!   typed settings, `Engine` implementation and, for a server, what its private instances
+//!   need of their own (locate, initialise, a `ServerKind`: command line, config, readiness
+//!   probe, stop signals) and `Server` implementation; shared: the `Connector`/`Session`
+//!   abstraction, `Value`, error classes, SQL `Dialect`s, the one `dispatch` on `EngineKind`,
+//!   and `server`, the one private-server lifecycle on the target (`Private<K: ServerKind>`:
+//!   port retry, process group, readiness, stop ladder, detach, orphans, `Drop`).
 //!
 //! Below every module here, in crates of their own (the compiler keeps them from reaching
 //! up):

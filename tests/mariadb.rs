@@ -1,56 +1,14 @@
 //! Against real MariaDB servers that the tests start themselves (private instances on
-//! temporary directories, ports of their own): provisioning lifecycle, side-by-side instances,
-//! external mode, deadlocks under contention, a server killed mid-phase, Ctrl-C, and one TPC-C
-//! warehouse loaded, checked for consistency and reused.
+//! temporary directories, ports of their own), what is MariaDB's own beyond the conformance
+//! suite (tests/conformance.rs): side-by-side instances, what an attached server still does,
+//! deadlocks under contention, Ctrl-C, SIGTERM and SIGHUP, loads and pre-built databases.
 //! .ci/run installs mariadb-server when it is missing.
 
-use crate::common;
-
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::{ServerRun, read_json, servers_under, text, validate, wait_exit};
 
 const SCENARIO: &str = "scenarios/ci-sysbench-mariadb.toml";
-
-#[test]
-fn a_private_instance_runs_the_protocol_and_leaves_nothing_behind() {
-    let r = ServerRun::new(SCENARIO);
-    let (out, result) = r.run(&[]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(result["complete"], true);
-    let inst = &result["instances"][0];
-    assert!(
-        inst["version"].as_str().unwrap().contains("MariaDB"),
-        "{inst}"
-    );
-    assert_eq!(inst["variables"]["innodb_buffer_pool_size"], "134217728");
-    assert!(inst["load"]["rows_per_s"].as_f64().unwrap() > 0.0);
-    let s = &result["phases"][1]["summary"];
-    let tx = s["transactions"].as_u64().unwrap();
-    assert!(tx > 100, "{s}");
-    assert_eq!(s["queries"]["reads"].as_u64().unwrap(), tx * 14);
-    // Two cores shared by the clients and the server: the host's CPU, not the drive, limits.
-    let t = &result["phases"][1]["telemetry"];
-    assert_eq!(t["verdict"]["bound"], "host_cpu", "{}", t["verdict"]);
-    let server = &t["summary"]["processes"][0];
-    assert_eq!(server["name"], "mariadb-1");
-    assert!(server["cpu_pct"].as_f64().unwrap() > 10.0, "{server}");
-    assert!(
-        t["derived"]["device_written_bytes_per_tx"]
-            .as_f64()
-            .unwrap_or(0.0)
-            > 0.0,
-        "{t}"
-    );
-    assert!(
-        servers_under(&r.target()).is_empty(),
-        "no server left running"
-    );
-    assert!(
-        !r.target().join("mariadb-1").exists(),
-        "data removed (keep_data = false)"
-    );
-}
 
 #[test]
 fn two_instances_side_by_side_keep_their_data_when_asked() {
@@ -71,54 +29,16 @@ fn two_instances_side_by_side_keep_their_data_when_asked() {
     assert!(servers_under(&r.target()).is_empty());
 }
 
-#[test]
-fn an_external_server_is_used_as_it_is() {
-    use drivebench::engines::mysql::server::{MysqlInstance, MysqlSettings};
-    let tmp = tempfile::tempdir().unwrap();
-    let settings = MysqlSettings {
-        server_bin: None,
-        buffer_pool_bytes: 64 << 20,
-        log_file_size_bytes: None,
-        flush_log_at_trx_commit: Some(2),
-        flush_method: None,
-        io_capacity: None,
-        // Whatever the load path, its rows must be numbered 1..N.
-        extra: [("auto_increment_increment".to_string(), "3".to_string())].into(),
-        max_connections: 200,
-        max_prepared_stmt_count: 100_000,
-        table_open_cache: 400,
-        also_listen: None,
-    };
-    let server = MysqlInstance::start(
-        "external",
-        &tmp.path().join("srv"),
-        &settings,
-        Duration::from_secs(120),
-    )
-    .unwrap();
-    let r = ServerRun::new(SCENARIO);
-    let url = format!(
-        "instance.0.url=\"mysql://root@127.0.0.1:{}/drivebench_ext\"",
-        server.port()
-    );
-    let (out, result) = r.run(&["instance.0.provision=external", &url]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(
-        result["phases"][1]["summary"]["transactions"]
-            .as_u64()
-            .unwrap()
-            > 0
-    );
-    // the database was created and the server is still ours to stop
-    assert_eq!(
-        result["plan"]["instances"][0]["url"],
-        format!("mysql://root@127.0.0.1:{}/drivebench_ext", server.port())
-    );
+/// What an external MariaDB a conformance run attached (tests/conformance.rs) still does as
+/// it did: the loaded ids run 1..N whatever its auto_increment_increment, text round-trips,
+/// sessions log in with a password and through its unix socket.
+pub fn an_attached_server_keeps_its_ways(
+    server: &drivebench::engines::mysql::server::MysqlInstance,
+) {
     loaded_ids_run_from_one_to_the_table_size(server.port(), 10_000);
     bulk_text_round_trips_and_plain_refuses_what_needs_escaping(server.port());
     sessions_log_in_with_a_password_and_read_typed_values_back(server.port());
     sessions_reach_the_server_through_its_unix_socket(server.socket());
-    drop(server);
 }
 
 /// drivebench's session client against an account with a password: the right one logs in and
@@ -321,15 +241,6 @@ fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
 }
 
 #[test]
-fn an_external_server_not_listening_is_named_with_its_address_and_the_os_reason() {
-    // issue 24: it said "2013: lost connection: Input/output error: Connection refused".
-    let port = common::closed_port();
-    let place = format!("127.0.0.1:{port}");
-    let url = format!("mysql://bench@{place}/sbtest");
-    common::refused_external_run(&ServerRun::new(SCENARIO), &url, &place);
-}
-
-#[test]
 fn deadlocks_under_contention_are_retried_and_counted() {
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
@@ -383,42 +294,6 @@ fn deadlocks_under_contention_are_retried_and_counted() {
     assert!(html.contains("<td>innodb_buffer_pool_size</td>"));
     assert!(html.contains("<th>retries</th><th>failed</th>"));
     assert!(html.contains("all retried until their transaction committed"));
-}
-
-#[test]
-fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results() {
-    let r = ServerRun::new(SCENARIO);
-    let mut child = r.spawn_until_running(std::process::Stdio::piped());
-    let pids = servers_under(&r.target());
-    assert_eq!(pids.len(), 1, "one private server");
-    let killed = Instant::now();
-    std::process::Command::new("kill")
-        .args(["-KILL", &pids[0].to_string()])
-        .status()
-        .unwrap();
-    let status = wait_exit(&mut child, Duration::from_secs(15));
-    assert_eq!(
-        status.code(),
-        Some(1),
-        "exit 1 after {:?}",
-        killed.elapsed()
-    );
-    let mut err = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-    assert!(
-        err.contains("mariadb-1") && err.contains("lost connection"),
-        "{err}"
-    );
-    let result = read_json(&r.out().join("result.json"));
-    assert_eq!(result["complete"], false);
-    assert_eq!(result["status"], "failed");
-    assert!(
-        result["phases"][0]["summary"]["transactions"]
-            .as_u64()
-            .unwrap()
-            > 0
-    );
-    assert!(servers_under(&r.target()).is_empty());
 }
 
 /// Send `signal` to a run in its precondition; it must stop its servers, write its partial
@@ -546,51 +421,4 @@ fn a_prebuilt_database_is_built_once_and_copied_before_every_run() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(built.len(), 1, "one pre-built copy: {built:?}");
-}
-
-#[test]
-fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
-    use drivebench::engines::EngineKind;
-    use drivebench::engines::mysql::MysqlConnector;
-    use drivebench::engines::mysql::server::{MysqlInstance, MysqlSettings};
-    let tmp = tempfile::tempdir().unwrap();
-    let settings = MysqlSettings {
-        server_bin: None,
-        buffer_pool_bytes: 256 << 20,
-        log_file_size_bytes: None,
-        flush_log_at_trx_commit: Some(2),
-        flush_method: None,
-        io_capacity: None,
-        extra: Default::default(),
-        max_connections: 200,
-        max_prepared_stmt_count: 100_000,
-        table_open_cache: 400,
-        also_listen: None,
-    };
-    let server = MysqlInstance::start(
-        "tpcc",
-        &tmp.path().join("srv"),
-        &settings,
-        Duration::from_secs(120),
-    )
-    .unwrap();
-    let url = format!("{}drivebench_tpcc", server.url());
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let (results, took) = rt.block_on(async {
-        let connector = MysqlConnector::new(&url, None).await.unwrap();
-        common::tpcc::load_and_check(std::sync::Arc::new(connector), EngineKind::Mariadb).await
-    });
-    eprintln!("checks on 1 warehouse (MariaDB): {took:?}");
-    assert_eq!(results.len(), 13, "{results:#?}");
-    assert!(results.iter().all(|r| r.passed), "{results:#?}");
-    drop(server);
-}
-
-#[test]
-fn a_tpcc_throughput_run_on_pooled_connections_passes_the_consistency_checks() {
-    common::tpcc::pooled_throughput_run_passes_the_checks(
-        "scenarios/ci-tpcc-mariadb.toml",
-        "read_committed",
-        "READ-COMMITTED",
-    );
 }

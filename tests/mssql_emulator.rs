@@ -121,26 +121,6 @@ async fn tds_emulator_server_errors_keep_their_numbers_and_classes() {
     assert_eq!(int(&mut s, "SELECT COUNT(*) FROM e", &[]).await, 1);
 }
 
-#[test]
-fn tds_emulator_plan_asks_an_external_server_for_its_limits_read_only() {
-    let Some(emu) = Emulator::start("plan") else {
-        return;
-    };
-    let url = format!("instance.0.url=\"{}\"", emu.url("not_created"));
-    let out = common::bin()
-        .args(["plan", "scenarios/ci-sysbench-mssql.toml", "--set", &url])
-        .env("DRIVEBENCH_MSSQL_PASSWORD", PASSWORD)
-        .current_dir(common::root())
-        .output()
-        .unwrap();
-    let s = common::text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
-    assert!(s.contains("reached Microsoft SQL Server 2022"), "{s}");
-    assert!(s.contains("iridium_sql emulator"), "{s}");
-    assert!(s.contains("database not_created does not exist yet"), "{s}");
-    println!("plan against the TDS emulator:\n{s}");
-}
-
 const TABLE_SIZE: u32 = 1_200;
 
 fn sysbench_rows(table: u32) -> impl FnMut() -> Option<Vec<Value>> {

@@ -1,7 +1,7 @@
 //! Against real PostgreSQL clusters that the tests start themselves (private instances on
-//! temporary directories, ports of their own): lifecycle, side-by-side instances, external
-//! mode, retries under contention, a server killed mid-phase, Ctrl-C, and one TPC-C warehouse
-//! loaded, checked for consistency and reused.
+//! temporary directories, ports of their own), what is PostgreSQL's own beyond the conformance
+//! suite (tests/conformance.rs): side-by-side clusters, retries under contention, Ctrl-C and
+//! SIGTERM, loads, pre-built clusters, numerics and timestamps.
 //! .ci/run installs the postgresql binaries when they are missing.
 
 use crate::common;
@@ -11,33 +11,6 @@ use std::time::Duration;
 use crate::common::{ServerRun, read_json, servers_under, text, wait_exit};
 
 const SCENARIO: &str = "scenarios/ci-sysbench-postgres.toml";
-
-#[test]
-fn a_private_cluster_runs_the_protocol_and_leaves_nothing_behind() {
-    let r = ServerRun::new(SCENARIO);
-    let (out, result) = r.run(&[]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(result["complete"], true);
-    let inst = &result["instances"][0];
-    assert!(
-        inst["version"].as_str().unwrap().starts_with("PostgreSQL"),
-        "{inst}"
-    );
-    assert_eq!(inst["variables"]["shared_buffers"], "128MB");
-    assert!(inst["load"]["rows_per_s"].as_f64().unwrap() > 0.0);
-    let s = &result["phases"][1]["summary"];
-    let tx = s["transactions"].as_u64().unwrap();
-    assert!(tx > 50, "{s}");
-    assert_eq!(s["queries"]["reads"].as_u64().unwrap(), tx * 14);
-    assert!(
-        servers_under(&r.target()).is_empty(),
-        "no server left running"
-    );
-    assert!(
-        !r.target().join("postgres-1").exists(),
-        "data removed (keep_data = false)"
-    );
-}
 
 #[test]
 fn two_clusters_side_by_side() {
@@ -59,41 +32,6 @@ fn two_clusters_side_by_side() {
             .all(|p| p["summary"]["transactions"].as_u64().unwrap() > 0)
     );
     assert!(servers_under(&r.target()).is_empty());
-}
-
-#[test]
-fn an_external_server_is_used_as_it_is() {
-    use drivebench::engines::postgres::server::{PostgresInstance, PostgresSettings};
-    let r = ServerRun::new(SCENARIO);
-    let server = PostgresInstance::start(
-        "external",
-        &r.tmp.path().join("srv"),
-        &PostgresSettings::default(),
-        Duration::from_secs(120),
-    )
-    .unwrap();
-    let url = format!(
-        "instance.0.url=\"postgres://postgres@127.0.0.1:{}/drivebench_ext\"",
-        server.port()
-    );
-    let (out, result) = r.run(&["instance.0.provision=external", &url]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(
-        result["phases"][1]["summary"]["transactions"]
-            .as_u64()
-            .unwrap()
-            > 0
-    );
-    drop(server);
-}
-
-#[test]
-fn an_external_server_not_listening_is_named_with_its_address_and_the_os_reason() {
-    // issue 24: it said "CLIENT: error connecting to server", without host, port or reason.
-    let port = common::closed_port();
-    let place = format!("127.0.0.1:{port}");
-    let url = format!("postgres://bench@{place}/sbtest");
-    common::refused_external_run(&ServerRun::new(SCENARIO), &url, &place);
 }
 
 #[test]
@@ -131,35 +69,6 @@ fn conflicts_under_contention_are_retried_and_counted() {
         .map(|p| p["summary"]["transactions"].as_u64().unwrap())
         .sum();
     assert!(committed > 0, "{codes:?}");
-}
-
-#[test]
-fn a_server_killed_mid_phase_fails_the_run_within_seconds_with_partial_results() {
-    let r = ServerRun::new(SCENARIO);
-    let mut child = r.spawn_until_running(std::process::Stdio::piped());
-    let pids = servers_under(&r.target());
-    assert_eq!(pids.len(), 1, "one postmaster: {pids:?}");
-    std::process::Command::new("kill")
-        .args(["-KILL", &pids[0].to_string()])
-        .status()
-        .unwrap();
-    let status = wait_exit(&mut child, Duration::from_secs(15));
-    assert_eq!(status.code(), Some(1));
-    let mut err = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-    assert!(
-        err.contains("postgres-1") && err.contains("lost connection"),
-        "{err}"
-    );
-    let result = read_json(&r.out().join("result.json"));
-    assert_eq!(result["complete"], false);
-    assert!(
-        result["phases"][0]["summary"]["transactions"]
-            .as_u64()
-            .unwrap()
-            > 0
-    );
-    assert!(servers_under(&r.target()).is_empty());
 }
 
 fn stop_by_signal(signal: &str) {
@@ -307,46 +216,4 @@ fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
         );
     });
     drop(server);
-}
-
-#[test]
-fn one_tpcc_warehouse_loads_passes_every_consistency_check_and_is_reused() {
-    use drivebench::engines::EngineKind;
-    use drivebench::engines::postgres::PgConnector;
-    use drivebench::engines::postgres::server::{PostgresInstance, PostgresSettings};
-    let tmp = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(
-        tmp.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
-    let server = PostgresInstance::start(
-        "tpcc",
-        &tmp.path().join("srv"),
-        &PostgresSettings::default(),
-        Duration::from_secs(120),
-    )
-    .unwrap();
-    let url = format!(
-        "postgres://postgres@127.0.0.1:{}/drivebench_tpcc",
-        server.port()
-    );
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let (results, took) = rt.block_on(async {
-        let connector = PgConnector::new(&url, None).await.unwrap();
-        common::tpcc::load_and_check(std::sync::Arc::new(connector), EngineKind::Postgres).await
-    });
-    eprintln!("checks on 1 warehouse (PostgreSQL): {took:?}");
-    assert_eq!(results.len(), 13, "{results:#?}");
-    assert!(results.iter().all(|r| r.passed), "{results:#?}");
-    drop(server);
-}
-
-#[test]
-fn a_tpcc_throughput_run_on_pooled_connections_passes_the_consistency_checks() {
-    common::tpcc::pooled_throughput_run_passes_the_checks(
-        "scenarios/ci-tpcc-postgres.toml",
-        "serializable",
-        "serializable",
-    );
 }

@@ -1,6 +1,7 @@
-//! The integration tests, one binary: a module per concern (the CLI's commands, each engine,
-//! the I/O engines and sweeps, capture and replay, the documents' and the layers' checks), with
-//! the helpers they share in `common`. Tests that need a database server start a private one
+//! The integration tests, one binary: a module per concern (the CLI's commands, the engine
+//! conformance suite every engine runs, what each engine has of its own, the I/O engines and
+//! sweeps, capture and replay, the documents' and the layers' checks), with the helpers they
+//! share in `common`. Tests that need a database server start a private one
 //! on a port of their own; the SQL Server ones run against the TDS emulator (not Microsoft SQL
 //! Server). One binary links the crate once instead of once per file.
 
@@ -13,6 +14,7 @@ mod clean;
 mod compare;
 mod compare_curves;
 mod compare_sweeps;
+mod conformance;
 mod corrupt_results;
 mod curve;
 mod curve_mariadb;

@@ -108,11 +108,3 @@ async fn a_failed_call_is_rolled_back_by_abort_and_the_session_goes_on(c: &Mysql
         );
     }
 }
-
-/// A CI-sized TPC-C run on a private MariaDB with every transaction a procedure call
-/// (scenarios/ci-tpcc-mariadb.toml at a fifth of its length), at the engine's default
-/// repeatable read; deadlocks are retried by the client loop.
-#[test]
-fn a_tpcc_run_as_stored_procedures_on_mariadb_passes_the_consistency_checks() {
-    common::tpcc::procedures_run_passes_the_checks("scenarios/ci-tpcc-mariadb.toml", &[]);
-}

@@ -5,8 +5,6 @@
 //! a failed call leaves no transaction open and nothing written, and a
 //! CI-sized run with procedures passes every consistency check.
 
-use crate::common;
-
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
@@ -271,21 +269,4 @@ fn procedures_change_the_database_exactly_as_the_client_side_statements_do() {
         );
     });
     drop(server);
-}
-
-/// A CI-sized run (scenarios/ci-tpcc-postgres.toml at a fifth of its length: two warehouses,
-/// eight terminals, no keying or think time) with every transaction one procedure call: every
-/// kind runs as calls only, New-Orders roll back as asked, every consistency check passes.
-/// Read committed, PostgreSQL's default: there an UPDATE or FOR UPDATE waits for a concurrent
-/// writer and then takes the row's newest version instead of failing with 40001, so the only
-/// retryable error left is a deadlock (40P01), each of which the server resolves by failing
-/// one of the two; at serializable, eight terminals on two warehouses' hot rows (W_YTD, D_YTD,
-/// D_NEXT_O_ID) with immediate re-runs could fail the same transaction 100 times in a row on
-/// a loaded 2-core host (seen: "40001 ... gave up after 100 attempts").
-#[test]
-fn a_tpcc_run_as_procedure_calls_passes_the_consistency_checks() {
-    common::tpcc::procedures_run_passes_the_checks(
-        "scenarios/ci-tpcc-postgres.toml",
-        &["workload.isolation=read_committed"],
-    );
 }

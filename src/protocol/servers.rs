@@ -13,7 +13,9 @@ use tokio_util::sync::CancellationToken;
 use super::prebuilt;
 use super::{Ending, InstanceExtras, LoadFailure, Reason, RunCtx, RunError, Stage, run_with};
 use crate::engines::server::owner::{self, Orphan};
-use crate::engines::server::{Demand, PasswordError, ProvisionError, Server, external_password};
+use crate::engines::server::{
+    Demand, Instance, PasswordError, ProvisionError, Server, external_password,
+};
 use crate::engines::{Engine, EngineError};
 use crate::report::live::Console;
 use crate::report::result::CopyReport;
@@ -92,7 +94,7 @@ impl PrebuiltError {
 pub(crate) async fn run_kind<K: Server>(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) -> Ending {
     let demand = demand(plan);
     let target = PathBuf::from(&plan.target_path());
-    let mut servers: Vec<(usize, K::Instance)> = Vec::new();
+    let mut servers: Vec<(usize, Instance<K>)> = Vec::new();
     let copies = match copy_prebuilt::<K>(plan, &demand, ctx).await {
         Ok(c) => c,
         Err(e) => return Ending::failed(Stage::Setup, e),
@@ -183,7 +185,7 @@ async fn stop_orphan<K: Server>(name: &str, dir: &Path, console: &Console) -> Re
 
 async fn connect_and_run<K: Server>(
     plan: DbPlan<'_>,
-    servers: &[(usize, K::Instance)],
+    servers: &[(usize, Instance<K>)],
     mut copies: Vec<Option<CopyReport>>,
     demand: &Demand,
     ctx: &mut RunCtx<'_>,
@@ -275,7 +277,7 @@ async fn copy_prebuilt<K: Server>(
 /// Stop (or leave running) every instance we started; remove data unless `keep_data`.
 async fn teardown<K: Server>(
     plan: DbPlan<'_>,
-    servers: Vec<(usize, K::Instance)>,
+    servers: Vec<(usize, Instance<K>)>,
     console: &Console,
 ) {
     let mut stops = Vec::new();

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::servers::{NotConfigured, config_of, demand};
 use super::{LoadFailure, load_instance};
 use crate::engines::server::owner;
-use crate::engines::server::{LimitError, ProvisionError, Server};
+use crate::engines::server::{Instance, LimitError, ProvisionError, Server};
 use crate::engines::{BoxFuture, Connector, Embedded, EngineError, EngineKind, EngineVisitor};
 use crate::engines::{Session, dispatch};
 use crate::report::live::Console;
@@ -147,7 +147,7 @@ async fn up_kind<K: Server>(req: UpRequest<'_>) -> Result<Vec<UpInstance>, UpErr
 /// Start every instance (in parallel), each claimed by this process until it is handed over.
 async fn start_all<K: Server>(
     req: &UpRequest<'_>,
-    started: &mut Vec<(usize, K::Instance)>,
+    started: &mut Vec<(usize, Instance<K>)>,
 ) -> Result<(), UpError> {
     let demand = demand(req.plan);
     let target = PathBuf::from(req.plan.target_path());
@@ -189,7 +189,7 @@ async fn start_all<K: Server>(
 /// Connect to each started instance, check its limits, load it, open it to the network.
 async fn set_up<K: Server>(
     req: &UpRequest<'_>,
-    started: &[(usize, K::Instance)],
+    started: &[(usize, Instance<K>)],
 ) -> Result<Vec<UpInstance>, UpError> {
     let demand = demand(req.plan);
     let mut out = Vec::new();

@@ -118,11 +118,7 @@ pub fn refused_external_run(r: &ServerRun, url: &str, place: &str) {
     assert!(err.contains(&reason), "{err}");
     assert!(!err.contains("lost"), "{err}");
     assert!(!r.out().exists(), "nothing created: {}", r.out().display());
-    let mut args = vec!["plan", r.scenario()];
-    for s in &sets {
-        args.extend(["--set", s]);
-    }
-    let planned = run(&args);
+    let planned = r.plan(&sets);
     let shown = text(&planned.stdout);
     assert!(
         shown.contains(&reason) && shown.contains("`run` would refuse"),
@@ -190,6 +186,8 @@ impl Drop for StopServers {
 pub struct ServerRun {
     pub tmp: tempfile::TempDir,
     scenario: &'static str,
+    /// Environment variables drivebench runs with (e.g. an external server's password).
+    envs: Vec<(&'static str, &'static str)>,
 }
 
 impl ServerRun {
@@ -201,7 +199,16 @@ impl ServerRun {
             std::os::unix::fs::PermissionsExt::from_mode(0o755),
         )
         .unwrap();
-        ServerRun { tmp, scenario }
+        ServerRun {
+            tmp,
+            scenario,
+            envs: Vec::new(),
+        }
+    }
+    /// Run drivebench with `key` set to `value` in its environment.
+    pub fn env(mut self, key: &'static str, value: &'static str) -> Self {
+        self.envs.push((key, value));
+        self
     }
     pub fn scenario(&self) -> &'static str {
         self.scenario
@@ -222,8 +229,18 @@ impl ServerRun {
         for s in sets {
             cmd.args(["--set", s]);
         }
-        cmd.current_dir(root());
+        cmd.current_dir(root()).envs(self.envs.iter().copied());
         cmd
+    }
+    /// `drivebench plan` of the scenario with `sets`.
+    pub fn plan(&self, sets: &[&str]) -> Output {
+        let mut cmd = bin();
+        cmd.args(["plan", self.scenario]);
+        for s in sets {
+            cmd.args(["--set", s]);
+        }
+        let cmd = cmd.current_dir(root()).envs(self.envs.iter().copied());
+        cmd.output().expect("run drivebench plan")
     }
     /// At a fifth of its length; result.json when one was written.
     pub fn run(&self, sets: &[&str]) -> (Output, serde_json::Value) {

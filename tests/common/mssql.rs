@@ -36,6 +36,15 @@ fn binary() -> Option<PathBuf> {
     })
 }
 
+/// Why the emulator cannot be started here, when it cannot.
+pub fn missing() -> Option<String> {
+    binary().is_none().then(|| {
+        "iridium-server not found (IRIDIUM_SERVER, ~/.cache/drivebench-ci/bin, PATH); .ci/run \
+         installs it"
+            .to_string()
+    })
+}
+
 impl Emulator {
     /// Start the emulator, or None (printing why) when it is not installed and not required.
     pub fn start(test: &str) -> Option<Emulator> {

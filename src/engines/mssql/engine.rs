@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::server::{MssqlInstance, MssqlSettings, PASSWORD_FILE};
+use super::server::{MssqlInstance, MssqlKind, MssqlSettings, PASSWORD_FILE};
 use super::{MssqlConfig, MssqlConnector, MssqlUrl};
 use crate::engines::server::{Demand, LimitError, Probe, ProvisionError, START_TIMEOUT, Server};
 use crate::engines::{
@@ -77,19 +77,15 @@ impl Engine for Mssql {
 }
 
 impl Server for Mssql {
-    type Instance = MssqlInstance;
+    type Kind = MssqlKind;
 
     fn start(
-        _name: &str,
+        name: &str,
         config: &MssqlConfig,
         _demand: &Demand,
         dir: &Path,
     ) -> Result<MssqlInstance, ProvisionError> {
-        MssqlInstance::start(dir, &settings(config), START_TIMEOUT)
-    }
-
-    fn url(i: &MssqlInstance) -> String {
-        i.url()
+        MssqlInstance::start(name, dir, &settings(config), START_TIMEOUT)
     }
 
     fn password(i: &MssqlInstance) -> Option<String> {
@@ -99,22 +95,6 @@ impl Server for Mssql {
     /// A private SQL Server keeps its random sa password in its directory.
     fn password_file(dir: &Path) -> Option<PathBuf> {
         Some(dir.join(PASSWORD_FILE))
-    }
-
-    fn pid(i: &MssqlInstance) -> u32 {
-        i.pid()
-    }
-
-    fn describe(i: &MssqlInstance) -> String {
-        format!("127.0.0.1:{} (pid {})", i.port(), i.pid())
-    }
-
-    fn stop(i: &mut MssqlInstance) -> Result<(), ProvisionError> {
-        i.stop()
-    }
-
-    fn detach(i: MssqlInstance) -> String {
-        i.detach()
     }
 
     async fn connect(

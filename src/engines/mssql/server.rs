@@ -18,13 +18,14 @@ mod tests;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rustix::process::Signal;
-
 use crate::engines::server::ProvisionError;
 use crate::engines::server::error::log_tail;
-use crate::engines::server::process::{KillTarget, ServerProcess, StopOutcome};
+use crate::engines::server::private::{Private, instance_dir};
 
-pub use launch::{PASSWORD_FILE, environment};
+pub use launch::{MssqlKind, PASSWORD_FILE};
+
+/// A running private server; stopped when dropped unless [`detach`](Private::detach)ed.
+pub type MssqlInstance = Private<MssqlKind>;
 
 /// Where Microsoft's mssql-server package installs the server.
 pub const DEFAULT_SERVER: &str = "/opt/mssql/bin/sqlservr";
@@ -35,9 +36,6 @@ pub const INSTALL_HINT: &str = "install SQL Server 2022 for Linux (package mssql
      drivebench starts it itself, so skip `mssql-conf setup`), or set `server_bin` in \
      [instance.config] to its sqlservr, or attach to a running server with provision = \"external\" \
      and url = \"mssql://user@host:port/db\"";
-
-/// How long a server gets to shut down after SIGTERM before SIGKILL.
-const STOP_GRACE: Duration = Duration::from_secs(120);
 
 /// The line sqlservr prints when it accepts connections.
 pub const READY_LINE: &str = "SQL Server is now ready for client connections";
@@ -95,47 +93,38 @@ impl Layout {
     }
 }
 
-/// A running private server; stopped when dropped unless detached.
-#[derive(Debug)]
-pub struct MssqlInstance {
-    layout: Layout,
-    server: PathBuf,
-    process: ServerProcess,
-    port: u16,
-    password: String,
-}
-
-impl MssqlInstance {
-    /// Start sqlservr with its files in `dir` (created if absent; system databases created
-    /// there on the first start, reused after), wait until it accepts connections (its ready
-    /// line, then a TCP connect), and apply `max server memory`. Blocking.
+impl Private<MssqlKind> {
+    /// Start sqlservr called `name` with its files in `dir` (created if absent; system
+    /// databases created there on the first start, reused after), wait until it accepts
+    /// connections (its ready line, then a TCP connect), and apply `max server memory`.
+    /// Blocking.
     pub fn start(
+        name: &str,
         dir: &Path,
         settings: &MssqlSettings,
         timeout: Duration,
-    ) -> Result<Self, ProvisionError> {
+    ) -> Result<MssqlInstance, ProvisionError> {
         let server = locate(settings.server_bin.as_deref())?;
-        std::fs::create_dir_all(dir).map_err(ProvisionError::io("create directory", dir))?;
-        let dir = std::fs::canonicalize(dir).map_err(ProvisionError::io("resolve", dir))?;
-        let layout = Layout::new(&dir);
+        let layout = Layout::new(&instance_dir(dir)?);
         for d in [&layout.data, &layout.log, &layout.backup, &layout.dump] {
             std::fs::create_dir_all(d).map_err(ProvisionError::io("create directory", d))?;
         }
+        let reused_data = layout.data.join("master.mdf").exists();
         let password = launch::instance_password(&layout)?;
-        let (process, port) =
-            launch::spawn_and_wait(&server, &layout, settings, &password, timeout)?;
-        let mut instance = MssqlInstance {
+        let kind = MssqlKind {
             layout,
             server,
-            process,
-            port,
+            settings: settings.clone(),
             password,
         };
-        if let Err(e) = launch::configure(instance.port, &instance.password, settings) {
-            let tail = log_tail(&instance.layout.server_log, 0);
+        let mut instance = Private::launch(name, kind, reused_data, timeout)?;
+        let kind = instance.kind();
+        if let Err(e) = launch::configure(instance.port(), &kind.password, settings) {
+            let path = kind.layout.dir.clone();
+            let tail = log_tail(&kind.layout.server_log, 0);
             let _ = instance.stop();
             return Err(ProvisionError::UnusablePath {
-                path: instance.layout.dir.clone(),
+                path,
                 reason: format!(
                     "configuring the new server failed: {e}\n--- last lines of server.log:\n{tail}"
                 ),
@@ -144,74 +133,12 @@ impl MssqlInstance {
         Ok(instance)
     }
 
-    pub fn port(&self) -> u16 {
-        self.port
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.process.pid()
-    }
-
     /// The `sa` password of this instance (never written anywhere).
     pub fn password(&self) -> &str {
-        &self.password
-    }
-
-    /// How clients reach it (no password).
-    pub fn url(&self) -> String {
-        format!(
-            "mssql://sa@127.0.0.1:{}/sbtest?encrypt=off&trust_server_certificate=true",
-            self.port
-        )
+        &self.kind().password
     }
 
     pub fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    /// Clean shutdown: SIGTERM, then SIGKILL after [`STOP_GRACE`]. Blocking.
-    pub fn stop(&mut self) -> Result<(), ProvisionError> {
-        let outcome =
-            self.process
-                .stop(&[(Signal::TERM, STOP_GRACE)], "SIGTERM", KillTarget::Group);
-        match outcome {
-            None | Some(StopOutcome::Clean) => Ok(()),
-            Some(StopOutcome::Failed(reason)) => Err(self.stop_error(reason)),
-            Some(StopOutcome::Escalated(_)) => Err(self.stop_error(format!(
-                "it did not exit within {STOP_GRACE:?} of SIGTERM and was killed"
-            ))),
-        }
-    }
-
-    fn stop_error(&self, reason: String) -> ProvisionError {
-        ProvisionError::Stop {
-            dir: self.layout.dir.clone(),
-            pid: self.process.pid(),
-            reason,
-            log: self.layout.server_log.clone(),
-            log_tail: log_tail(&self.layout.server_log, 0),
-        }
-    }
-
-    /// Leave it running; how to connect (the password stays in `dir/sa.password`).
-    pub fn detach(mut self) -> String {
-        self.process.detach();
-        format!(
-            "{} on 127.0.0.1:{} (pid {}), user sa, password in {}",
-            self.server.display(),
-            self.port,
-            self.process.pid(),
-            self.layout.dir.join(launch::PASSWORD_FILE).display()
-        )
-    }
-}
-
-impl Drop for MssqlInstance {
-    fn drop(&mut self) {
-        if self.process.is_running()
-            && let Err(e) = self.stop()
-        {
-            tracing::warn!("{e}");
-        }
+        &self.kind().layout
     }
 }

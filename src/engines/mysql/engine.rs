@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::server::{MysqlInstance, MysqlSettings};
+use super::server::{MysqlInstance, MysqlKind, MysqlSettings};
 use super::{MysqlConfig, MysqlConnector};
 use crate::engines::server::{
     Demand, LimitError, NetworkLogin, ProvisionError, START_TIMEOUT, Server,
@@ -101,7 +101,7 @@ impl<const MARIADB: bool> Engine for MysqlFamily<MARIADB> {
 }
 
 impl<const MARIADB: bool> Server for MysqlFamily<MARIADB> {
-    type Instance = MysqlInstance;
+    type Kind = MysqlKind;
 
     fn start(
         name: &str,
@@ -143,26 +143,6 @@ impl<const MARIADB: bool> Server for MysqlFamily<MARIADB> {
             ],
             url: format!("mysql://drivebench@{host}:{}/", i.port()),
         }
-    }
-
-    fn url(i: &MysqlInstance) -> String {
-        i.url()
-    }
-
-    fn pid(i: &MysqlInstance) -> u32 {
-        i.pid()
-    }
-
-    fn describe(i: &MysqlInstance) -> String {
-        format!("127.0.0.1:{} (pid {})", i.port(), i.pid())
-    }
-
-    fn stop(i: &mut MysqlInstance) -> Result<(), ProvisionError> {
-        i.stop()
-    }
-
-    fn detach(i: MysqlInstance) -> String {
-        i.detach()
     }
 
     async fn connect(

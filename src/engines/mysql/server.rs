@@ -18,29 +18,18 @@ mod tests;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-
-use rustix::process::Signal;
+use std::time::Duration;
 
 use self::config::Layout;
-use self::launch::{Launch, free_port};
-use self::locate::Server;
 use crate::engines::server::ProvisionError;
-use crate::engines::server::error::log_tail;
-use crate::engines::server::port::start_on_free_port;
-use crate::engines::server::process::{KillTarget, ServerProcess, StopOutcome};
+use crate::engines::server::private::{Private, free_port_for, instance_dir};
 
 pub use self::config::PID_FILE;
+pub use self::launch::MysqlKind;
 pub use self::locate::Flavor;
 
-/// How long a server gets to shut down cleanly after SIGTERM before SIGKILL.
-const STOP_GRACE: Duration = Duration::from_secs(120);
-
-/// How long a server that missed its start-up deadline gets after SIGTERM before SIGKILL.
-const ABANDON_GRACE: Duration = Duration::from_secs(10);
-
-/// Start attempts, each on a newly picked port, when another process takes the port first.
-const PORT_ATTEMPTS: u32 = 5;
+/// A running private server; stopped when dropped unless [`detach`](Private::detach)ed.
+pub type MysqlInstance = Private<MysqlKind>;
 
 /// Server settings for a private instance, already validated by the caller.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,18 +75,7 @@ impl Default for MysqlSettings {
     }
 }
 
-/// A running private server; stopped when dropped unless [`detach`](Self::detach)ed.
-#[derive(Debug)]
-pub struct MysqlInstance {
-    name: String,
-    layout: Layout,
-    server: Server,
-    process: ServerProcess,
-    port: u16,
-    reused_data: bool,
-}
-
-impl MysqlInstance {
+impl Private<MysqlKind> {
     /// Initialise `dir` (created if absent; data in `dir/data`, config `dir/my.cnf`, socket
     /// `dir/mysqld.sock`, pid file `dir/mysqld.pid`, error log `dir/error.log`) unless it
     /// already holds an initialised data directory (reused then), start the server on a free
@@ -109,142 +87,45 @@ impl MysqlInstance {
         dir: &Path,
         settings: &MysqlSettings,
         timeout: Duration,
-    ) -> Result<Self, ProvisionError> {
+    ) -> Result<MysqlInstance, ProvisionError> {
         let server = locate::server(settings.server_bin.as_deref())?;
-        std::fs::create_dir_all(dir).map_err(ProvisionError::io("create directory", dir))?;
-        let dir = std::fs::canonicalize(dir).map_err(ProvisionError::io("resolve", dir))?;
-        let layout = Layout::new(&dir);
+        let layout = Layout::new(&instance_dir(dir)?);
         std::fs::create_dir_all(&layout.tmp)
             .map_err(ProvisionError::io("create directory", &layout.tmp))?;
         init::clear_leftovers(&layout)?;
-        let write_config = |port: u16| {
-            let text = config::render(name, &layout, port, server.flavor, settings)?;
-            std::fs::write(&layout.config, text)
-                .map_err(ProvisionError::io("write", &layout.config))
+        let kind = MysqlKind {
+            name: name.to_string(),
+            settings: settings.clone(),
+            layout,
+            server,
         };
         // The installer reads the same file; the port it names matters only once started.
-        write_config(free_port()?)?;
-        let reused_data = init::is_initialised(&layout)?;
+        kind.write_config(free_port_for::<MysqlKind>()?)?;
+        let reused_data = init::is_initialised(&kind.layout)?;
         if !reused_data {
-            init::initialise(&server, &layout, timeout)?;
+            init::initialise(&kind.server, &kind.layout, timeout)?;
         }
-        let deadline = Instant::now() + timeout;
-        start_on_free_port(PORT_ATTEMPTS, "Bind on TCP/IP port", free_port, |port| {
-            write_config(port)?;
-            let launch = Launch {
-                name,
-                layout: &layout,
-                server: &server,
-                port,
-                reused_data,
-            };
-            launch.run(deadline, timeout)
-        })
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    pub fn port(&self) -> u16 {
-        self.port
+        Private::launch(name, kind, reused_data, timeout)
     }
 
     pub fn socket(&self) -> &Path {
-        &self.layout.socket
+        &self.kind().layout.socket
     }
 
     pub fn data_dir(&self) -> &Path {
-        &self.layout.data
+        &self.kind().layout.data
     }
 
     pub fn error_log(&self) -> &Path {
-        &self.layout.error_log
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.process.pid()
+        &self.kind().layout.error_log
     }
 
     /// Which server this is and its version line, e.g. "mariadbd  Ver 10.11.19-MariaDB ...".
     pub fn server_version(&self) -> &str {
-        &self.server.version
+        &self.kind().server.version
     }
 
     pub fn flavor(&self) -> Flavor {
-        self.server.flavor
-    }
-
-    /// Whether the data directory was already initialised (by an earlier run) and reused.
-    pub fn reused_data(&self) -> bool {
-        self.reused_data
-    }
-
-    /// `mysql://root@127.0.0.1:PORT/`: root with an empty password, as the instance is
-    /// private and listens on 127.0.0.1 only.
-    pub fn url(&self) -> String {
-        format!("mysql://root@127.0.0.1:{}/", self.port)
-    }
-
-    /// Clean shutdown: SIGTERM, wait up to 120 s for the server to exit (InnoDB flushes), then
-    /// SIGKILL; reaps the child and removes a leftover socket or pid file. Idempotent. Fails
-    /// when the shutdown was not clean: SIGKILL was needed, or the server had already died.
-    pub fn stop(&mut self) -> Result<(), ProvisionError> {
-        self.stop_within(STOP_GRACE)
-    }
-
-    /// Leave the server running after drivebench exits; returns how to connect to it.
-    pub fn detach(mut self) -> String {
-        self.process.detach();
-        format!(
-            "`{} --socket={} -uroot` or TCP 127.0.0.1:{} (pid {}; stop it with `kill {}`)",
-            self.server.flavor.client(),
-            self.layout.socket.display(),
-            self.port,
-            self.pid(),
-            self.pid()
-        )
-    }
-
-    /// Kill without a clean shutdown (SIGKILL), as a crash would: the socket and pid file stay.
-    pub fn kill_for_test(&mut self) {
-        self.process.kill();
-    }
-
-    fn stop_within(&mut self, grace: Duration) -> Result<(), ProvisionError> {
-        let started = Instant::now();
-        let Some(outcome) =
-            self.process
-                .stop(&[(Signal::TERM, grace)], "SIGTERM", KillTarget::Process)
-        else {
-            return Ok(());
-        };
-        let outcome = match outcome {
-            StopOutcome::Clean => Ok(()),
-            StopOutcome::Failed(reason) => Err(reason),
-            StopOutcome::Escalated(_) => Err(format!(
-                "it did not exit within {grace:?} of SIGTERM and was killed; InnoDB recovers at \
-                 the next start"
-            )),
-        };
-        init::remove_runtime_files(&self.layout);
-        tracing::info!(name = %self.name, pid = self.pid(), elapsed = ?started.elapsed(), "server stopped");
-        outcome.map_err(|reason| ProvisionError::Stop {
-            dir: self.layout.dir.clone(),
-            pid: self.pid(),
-            reason,
-            log: self.layout.error_log.clone(),
-            log_tail: log_tail(&self.layout.error_log, 0),
-        })
-    }
-}
-
-impl Drop for MysqlInstance {
-    fn drop(&mut self) {
-        if self.process.is_running()
-            && let Err(err) = self.stop()
-        {
-            tracing::warn!(name = %self.name, "{err}");
-        }
+        self.kind().server.flavor
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::server::{PostgresInstance, PostgresSettings};
+use super::server::{PostgresInstance, PostgresKind, PostgresSettings};
 use super::{PgConnector, PostgresConfig};
 use crate::engines::server::{Demand, LimitError, ProvisionError, START_TIMEOUT, Server};
 use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
@@ -82,7 +82,7 @@ impl Engine for Postgres {
 }
 
 impl Server for Postgres {
-    type Instance = PostgresInstance;
+    type Kind = PostgresKind;
 
     fn start(
         name: &str,
@@ -94,26 +94,6 @@ impl Server for Postgres {
         // Each instance keeps its WAL apart when a wal_dir is given.
         s.wal_dir = s.wal_dir.map(|w| w.join(name));
         PostgresInstance::start(name, dir, &s, START_TIMEOUT)
-    }
-
-    fn url(i: &PostgresInstance) -> String {
-        i.url()
-    }
-
-    fn pid(i: &PostgresInstance) -> u32 {
-        i.pid()
-    }
-
-    fn describe(i: &PostgresInstance) -> String {
-        format!("127.0.0.1:{} (pid {})", i.port(), i.pid())
-    }
-
-    fn stop(i: &mut PostgresInstance) -> Result<(), ProvisionError> {
-        i.stop()
-    }
-
-    fn detach(i: PostgresInstance) -> String {
-        i.detach()
     }
 
     async fn connect(

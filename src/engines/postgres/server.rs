@@ -32,30 +32,17 @@ mod tests;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-
-use rustix::process::Signal;
+use std::time::Duration;
 
 use self::account::Account;
 use self::config::Layout;
-use self::launch::{Launch, free_port};
-use self::locate::Server;
 use crate::engines::server::ProvisionError;
-use crate::engines::server::error::log_tail;
-use crate::engines::server::port::start_on_free_port;
-use crate::engines::server::process::{KillTarget, ServerProcess, StopOutcome};
+use crate::engines::server::private::{Private, free_port_for, instance_dir};
 
-/// How long a server gets to finish a fast shutdown (SIGINT) before an immediate one.
-const STOP_GRACE: Duration = Duration::from_secs(120);
+pub use self::launch::PostgresKind;
 
-/// How long a server gets to finish an immediate shutdown (SIGQUIT) before SIGKILL, at most.
-const QUIT_GRACE: Duration = Duration::from_secs(10);
-
-/// How long a server that missed its start-up deadline gets after SIGINT before SIGQUIT.
-const ABANDON_GRACE: Duration = Duration::from_secs(10);
-
-/// Start attempts, each on a newly picked port, when another process takes the port first.
-const PORT_ATTEMPTS: u32 = 5;
+/// A running private server; stopped when dropped unless [`detach`](Private::detach)ed.
+pub type PostgresInstance = Private<PostgresKind>;
 
 /// Server settings for a private instance, already validated by the caller.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,18 +85,7 @@ impl Default for PostgresSettings {
     }
 }
 
-/// A running private server; stopped when dropped unless [`detach`](Self::detach)ed.
-#[derive(Debug)]
-pub struct PostgresInstance {
-    name: String,
-    layout: Layout,
-    server: Server,
-    process: ServerProcess,
-    port: u16,
-    reused_data: bool,
-}
-
-impl PostgresInstance {
+impl Private<PostgresKind> {
     /// Initialise `dir` (created if absent; PGDATA `dir/data`, settings `dir/drivebench.conf`,
     /// socket `dir/.s.PGSQL.<port>`, server log `dir/server.log`, initdb output
     /// `dir/initdb.log`) unless `dir/data` already holds a data directory (its `PG_VERSION`;
@@ -122,180 +98,57 @@ impl PostgresInstance {
         dir: &Path,
         settings: &PostgresSettings,
         timeout: Duration,
-    ) -> Result<Self, ProvisionError> {
+    ) -> Result<PostgresInstance, ProvisionError> {
         let server = locate::server(settings.server_bin.as_deref())?;
         let account = Account::for_server()?;
-        std::fs::create_dir_all(dir).map_err(ProvisionError::io("create directory", dir))?;
-        let dir = std::fs::canonicalize(dir).map_err(ProvisionError::io("resolve", dir))?;
-        let layout = Layout::new(&dir);
-        let wal_dir = match &settings.wal_dir {
-            Some(wal) => {
-                std::fs::create_dir_all(wal)
-                    .map_err(ProvisionError::io("create directory", wal))?;
-                Some(std::fs::canonicalize(wal).map_err(ProvisionError::io("resolve", wal))?)
-            }
-            None => None,
-        };
+        let layout = Layout::new(&instance_dir(dir)?);
+        let wal_dir = settings.wal_dir.as_deref().map(instance_dir).transpose()?;
         init::refuse_if_running(&layout)?;
-        let write_config = |port: u16| {
-            let text = config::render(name, &layout, port, settings)?;
-            std::fs::write(&layout.config, text)
-                .map_err(ProvisionError::io("write", &layout.config))
+        let kind = PostgresKind {
+            name: name.to_string(),
+            settings: settings.clone(),
+            layout,
+            server,
+            account,
         };
         // Settings are checked before initdb spends time; the port is picked again at launch.
-        write_config(free_port()?)?;
-        if let Some(account) = &account {
-            // Logs are written through descriptors drivebench opens, but belong with the rest.
-            for log in [&layout.server_log, &layout.initdb_log] {
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(log)
-                    .map_err(ProvisionError::io("create", log))?;
-            }
-            for path in std::iter::once(&dir).chain(&wal_dir) {
-                account.check_reachable(path)?;
-                account.hand_over(path)?;
-            }
+        kind.write_config(free_port_for::<PostgresKind>()?)?;
+        if let Some(account) = &kind.account {
+            account.take_over(&kind.layout, wal_dir.as_deref())?;
         }
-        let reused_data = init::is_initialised(&layout)?;
+        let reused_data = init::is_initialised(&kind.layout)?;
         if reused_data {
-            init::check_wal_location(&layout, wal_dir.as_deref())?;
-            init::ensure_included(&layout)?;
+            init::check_wal_location(&kind.layout, wal_dir.as_deref())?;
+            init::ensure_included(&kind.layout)?;
         } else {
+            let account = kind.account.as_ref();
             init::initialise(
-                &server,
-                &layout,
+                &kind.server,
+                &kind.layout,
                 wal_dir.as_deref(),
-                account.as_ref(),
+                account,
                 timeout,
             )?;
         }
-        let deadline = Instant::now() + timeout;
-        start_on_free_port(PORT_ATTEMPTS, "could not bind IPv4", free_port, |port| {
-            write_config(port)?;
-            let launch = Launch {
-                name,
-                layout: &layout,
-                server: &server,
-                account: account.as_ref(),
-                port,
-                reused_data,
-            };
-            launch.run(deadline, timeout)
-        })
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    pub fn port(&self) -> u16 {
-        self.port
-    }
-
-    /// The postmaster's process id.
-    pub fn pid(&self) -> u32 {
-        self.process.pid()
+        Private::launch(name, kind, reused_data, timeout)
     }
 
     /// PGDATA.
     pub fn data_dir(&self) -> &Path {
-        &self.layout.data
+        &self.kind().layout.data
     }
 
     /// The directory holding the server's unix socket (`psql -h` takes it).
     pub fn socket_dir(&self) -> &Path {
-        &self.layout.dir
+        &self.kind().layout.dir
     }
 
     pub fn server_log(&self) -> &Path {
-        &self.layout.server_log
+        &self.kind().layout.server_log
     }
 
     /// The server's version number, e.g. "15.20".
     pub fn server_version(&self) -> &str {
-        &self.server.version
-    }
-
-    /// Whether the data directory was already initialised (by an earlier run) and reused.
-    pub fn reused_data(&self) -> bool {
-        self.reused_data
-    }
-
-    /// `postgres://postgres@127.0.0.1:PORT/postgres`: the superuser without a password, as the
-    /// instance is private, listens on 127.0.0.1 only and trusts local connections.
-    pub fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
-    }
-
-    /// Clean shutdown: SIGINT (fast shutdown: sessions end, a checkpoint is written), wait up
-    /// to 120 s, then SIGQUIT (immediate shutdown) for up to 10 s, then SIGKILL to the whole
-    /// process group; reaps the postmaster. Idempotent. Fails when the shutdown was not clean:
-    /// escalation was needed, or the server had already died.
-    pub fn stop(&mut self) -> Result<(), ProvisionError> {
-        self.stop_within(STOP_GRACE)
-    }
-
-    /// Leave the server running after drivebench exits; returns how to connect to it.
-    pub fn detach(mut self) -> String {
-        self.process.detach();
-        format!(
-            "`psql -h {} -p {} -U postgres` or {} (pid {}; stop it with `kill -INT {}`)",
-            self.layout.dir.display(),
-            self.port,
-            self.url(),
-            self.pid(),
-            self.pid()
-        )
-    }
-
-    /// Kill the postmaster without a clean shutdown (SIGKILL), as a crash would; its children
-    /// notice and exit on their own. The socket and `postmaster.pid` stay behind.
-    pub fn kill_for_test(&mut self) {
-        self.process.kill();
-    }
-
-    /// Fast shutdown, escalating to an immediate one, then to killing the process group.
-    fn stop_within(&mut self, grace: Duration) -> Result<(), ProvisionError> {
-        let started = Instant::now();
-        let steps = [(Signal::INT, grace), (Signal::QUIT, grace.min(QUIT_GRACE))];
-        let Some(outcome) = self.process.stop(&steps, "SIGINT", KillTarget::Group) else {
-            return Ok(());
-        };
-        let outcome = match outcome {
-            StopOutcome::Clean => Ok(()),
-            StopOutcome::Failed(reason) => Err(reason),
-            StopOutcome::Escalated(ended_by) => {
-                let how = if ended_by.is_some() {
-                    "was stopped with SIGQUIT (immediate shutdown)"
-                } else {
-                    // The backends went with it: they are in the postmaster's process group.
-                    "was killed"
-                };
-                Err(format!(
-                    "it did not finish a fast shutdown within {grace:?} of SIGINT and {how}; \
-                     crash recovery runs at the next start"
-                ))
-            }
-        };
-        tracing::info!(name = %self.name, pid = self.pid(), elapsed = ?started.elapsed(), "server stopped");
-        outcome.map_err(|reason| ProvisionError::Stop {
-            dir: self.layout.dir.clone(),
-            pid: self.pid(),
-            reason,
-            log: self.layout.server_log.clone(),
-            log_tail: log_tail(&self.layout.server_log, 0),
-        })
-    }
-}
-
-impl Drop for PostgresInstance {
-    fn drop(&mut self) {
-        if self.process.is_running()
-            && let Err(err) = self.stop()
-        {
-            tracing::warn!(name = %self.name, "{err}");
-        }
+        &self.kind().server.version
     }
 }

@@ -16,6 +16,7 @@ pub(crate) mod init;
 pub(crate) mod locate;
 pub mod owner;
 pub(crate) mod port;
+pub mod private;
 pub(crate) mod process;
 pub mod secret;
 #[cfg(test)]
@@ -31,6 +32,8 @@ use rustix::process::{Pid, Signal};
 
 use super::{Advice, Engine, EngineError};
 pub use error::ProvisionError;
+
+use self::private::{Private, ServerKind};
 
 /// How long a private server may take to accept connections.
 pub const START_TIMEOUT: Duration = Duration::from_secs(120);
@@ -55,17 +58,20 @@ pub struct NetworkLogin {
     pub url: String,
 }
 
+/// A private instance of the server engine `S`.
+pub type Instance<S> = Private<<S as Server>::Kind>;
+
 /// What a server engine provides to the lifecycle the protocol drives.
 pub trait Server: Engine {
-    /// A private instance we started (stops itself when dropped).
-    type Instance: Send + 'static;
+    /// What its private instances are made of (they stop themselves when dropped).
+    type Kind: ServerKind;
     /// Start a private instance called `name` in `dir`, sized for `demand`. Blocking.
     fn start(
         name: &str,
         config: &Self::Config,
         demand: &Demand,
         dir: &Path,
-    ) -> Result<Self::Instance, ProvisionError>;
+    ) -> Result<Instance<Self>, ProvisionError>;
     /// `drivebench up --listen`: whether this engine's private servers can listen for other
     /// hosts (else they listen on 127.0.0.1 only, with a trusted local login).
     const LISTENS: bool = false;
@@ -77,21 +83,23 @@ pub trait Server: Engine {
         demand: &Demand,
         dir: &Path,
         _addr: std::net::IpAddr,
-    ) -> Result<Self::Instance, ProvisionError> {
+    ) -> Result<Instance<Self>, ProvisionError> {
         Self::start(name, config, demand, dir)
     }
     /// The statements, run as the instance's local superuser, that give the login of
     /// [`NetworkLogin::url`] the password `password` from any host, and that URL (at `addr`).
     fn network_login(
-        _i: &Self::Instance,
+        _i: &Instance<Self>,
         _addr: std::net::IpAddr,
         _password: &str,
     ) -> NetworkLogin {
         NetworkLogin::default()
     }
-    fn url(i: &Self::Instance) -> String;
+    fn url(i: &Instance<Self>) -> String {
+        i.url()
+    }
     /// The password clients of a private instance log in with (none: trusted local login).
-    fn password(_i: &Self::Instance) -> Option<String> {
+    fn password(_i: &Instance<Self>) -> Option<String> {
         None
     }
     /// Where a private instance in `dir` keeps the password its clients log in with, for
@@ -100,13 +108,21 @@ pub trait Server: Engine {
         None
     }
     /// e.g. "127.0.0.1:40123 (pid 4242)".
-    fn describe(i: &Self::Instance) -> String;
+    fn describe(i: &Instance<Self>) -> String {
+        i.describe()
+    }
     /// The process id of the server (the parent of its worker processes, if it has any).
-    fn pid(i: &Self::Instance) -> u32;
+    fn pid(i: &Instance<Self>) -> u32 {
+        i.pid()
+    }
     /// Clean shutdown. Blocking.
-    fn stop(i: &mut Self::Instance) -> Result<(), ProvisionError>;
+    fn stop(i: &mut Instance<Self>) -> Result<(), ProvisionError> {
+        i.stop()
+    }
     /// Leave running; how to connect.
-    fn detach(i: Self::Instance) -> String;
+    fn detach(i: Instance<Self>) -> String {
+        i.detach()
+    }
     fn connect(
         config: &Self::Config,
         url: &str,

@@ -2,7 +2,7 @@
 //! process group with its output appended to a log, the registry entry that lets an emergency
 //! exit stop it, its running / stopped / detached state, and stopping it by escalating signals.
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -64,19 +64,7 @@ impl ServerProcess {
             .append(true)
             .open(log)
             .map_err(ProvisionError::io("open", log))?;
-        let stderr = output
-            .try_clone()
-            .map_err(ProvisionError::io("open", log))?;
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(output)
-            .stderr(stderr)
-            .process_group(0)
-            .spawn()
-            .map_err(|source| ProvisionError::Spawn {
-                program: program.to_path_buf(),
-                source,
-            })?;
+        let child = spawn_in_group(command, program, output, log)?;
         let pid = child.id();
         register(pid, stop);
         Ok(ServerProcess {
@@ -183,6 +171,29 @@ impl ServerProcess {
         let _ = self.child.wait();
         StopOutcome::Escalated(None)
     }
+}
+
+/// Spawn `command` (`program`) in its own process group, stdin closed, its stdout and stderr
+/// written to `output`, the file open at `log`.
+pub fn spawn_in_group(
+    command: &mut Command,
+    program: &Path,
+    output: File,
+    log: &Path,
+) -> Result<Child, ProvisionError> {
+    let stderr = output
+        .try_clone()
+        .map_err(ProvisionError::io("open", log))?;
+    command
+        .stdin(Stdio::null())
+        .stdout(output)
+        .stderr(stderr)
+        .process_group(0)
+        .spawn()
+        .map_err(|source| ProvisionError::Spawn {
+            program: program.to_path_buf(),
+            source,
+        })
 }
 
 /// SIGKILL every process in the process group `leader` leads.

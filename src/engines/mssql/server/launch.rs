@@ -1,24 +1,19 @@
-//! Starting sqlservr: its environment (SQL Server's documented `MSSQL_*` variables, the same a
-//! SQL Server container takes), a random `sa` password, the wait for its ready line and port,
+//! What the private-server lifecycle needs to know of sqlservr: its environment (SQL Server's documented `MSSQL_*` variables, the same a
+//! SQL Server container takes), a random `sa` password, its ready line and port, its stop signal,
 //! and the `sp_configure` settings applied once it accepts connections.
 
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rustix::process::Signal;
 
 use super::{Layout, MssqlSettings, READY_LINE};
 use crate::engines::server::ProvisionError;
-use crate::engines::server::error::{log_len, log_tail};
-use crate::engines::server::port::{free_port, start_on_free_port};
-use crate::engines::server::process::{KillTarget, Readiness, ServerProcess, wait_until_ready};
-use crate::engines::server::secret::random_hex;
-use crate::engines::server::secret::save_password;
-
-/// Start attempts, each on a newly picked port, when another process takes the port first.
-const PORT_ATTEMPTS: u32 = 5;
+use crate::engines::server::private::{Ladder, ServerKind};
+use crate::engines::server::process::KillTarget;
+use crate::engines::server::secret::{random_hex, save_password};
 
 /// The process memory limit (MSSQL_MEMORY_LIMIT_MB) above `max server memory`: the server's
 /// other allocations (threads, CLR, connections) live outside the buffer pool.
@@ -97,63 +92,80 @@ pub fn instance_password(layout: &Layout) -> Result<String, ProvisionError> {
     Ok(password)
 }
 
-/// Spawn sqlservr on a free port and wait until it is ready; the process and its port.
-pub fn spawn_and_wait(
-    server: &Path,
-    layout: &Layout,
-    settings: &MssqlSettings,
-    password: &str,
-    timeout: Duration,
-) -> Result<(ServerProcess, u16), ProvisionError> {
-    start_on_free_port(
-        PORT_ATTEMPTS,
-        "already in use",
-        || free_port(&[]),
-        |port| {
-            let from = log_len(&layout.server_log);
-            let mut cmd = Command::new(server);
-            cmd.current_dir(&layout.dir)
-                .envs(environment(layout, settings, port, password));
-            let mut process =
-                ServerProcess::spawn(&mut cmd, server, &layout.server_log, Signal::TERM)?;
-            let deadline = Instant::now() + timeout;
-            let ready = || {
-                std::fs::read_to_string(&layout.server_log).is_ok_and(|t| {
-                    t.get(from as usize..)
-                        .is_some_and(|t| t.contains(READY_LINE))
-                }) && TcpStream::connect_timeout(
-                    &SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
-                    Duration::from_secs(1),
-                )
-                .is_ok()
-            };
-            match wait_until_ready(&mut process, deadline, ready) {
-                Readiness::Ready => Ok((process, port)),
-                Readiness::Exited(status) => Err(ProvisionError::StartFailed {
-                    server: server.to_path_buf(),
-                    status: status.to_string(),
-                    log: layout.server_log.clone(),
-                    log_tail: log_tail(&layout.server_log, from),
-                }),
-                Readiness::TimedOut => {
-                    let pid = process.pid();
-                    process.stop(
-                        &[(Signal::TERM, Duration::from_secs(30))],
-                        "SIGTERM",
-                        KillTarget::Group,
-                    );
-                    Err(ProvisionError::NotReady {
-                        server: server.to_path_buf(),
-                        pid,
-                        port,
-                        timeout,
-                        log: layout.server_log.clone(),
-                        log_tail: log_tail(&layout.server_log, from),
-                    })
-                }
-            }
-        },
-    )
+/// A SQL Server instance: its files, its sqlservr, its settings and its `sa` password.
+#[derive(Debug, Clone)]
+pub struct MssqlKind {
+    pub(super) layout: Layout,
+    pub(super) server: PathBuf,
+    pub(super) settings: MssqlSettings,
+    pub(super) password: String,
+}
+
+impl ServerKind for MssqlKind {
+    /// SIGTERM (SQL Server's clean shutdown), 120 s, then SIGKILL to the process group; 30 s
+    /// for a server that missed its start-up deadline.
+    const LADDER: Ladder = Ladder {
+        signal: Signal::TERM,
+        signal_name: "SIGTERM",
+        grace: Duration::from_secs(120),
+        then: None,
+        kill: KillTarget::Group,
+        abandon_grace: Duration::from_secs(30),
+    };
+    const RESERVED_PORTS: &'static [u16] = &[];
+    const BIND_FAILURE: &'static str = "already in use";
+
+    fn program(&self) -> &Path {
+        &self.server
+    }
+
+    fn dir(&self) -> &Path {
+        &self.layout.dir
+    }
+
+    fn output_log(&self) -> &Path {
+        &self.layout.server_log
+    }
+
+    fn command(&self, port: u16) -> Result<Command, ProvisionError> {
+        let mut command = Command::new(&self.server);
+        command.current_dir(&self.layout.dir).envs(environment(
+            &self.layout,
+            &self.settings,
+            port,
+            &self.password,
+        ));
+        Ok(command)
+    }
+
+    /// Its ready line is in the log (since this start), then a TCP connect succeeds.
+    fn ready(&self, port: u16, log_from: u64) -> bool {
+        let logged = std::fs::read_to_string(&self.layout.server_log).is_ok_and(|t| {
+            usize::try_from(log_from)
+                .ok()
+                .and_then(|from| t.get(from..))
+                .is_some_and(|t| t.contains(READY_LINE))
+        });
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        logged && TcpStream::connect_timeout(&address, Duration::from_secs(1)).is_ok()
+    }
+
+    fn url(&self, port: u16) -> String {
+        format!("mssql://sa@127.0.0.1:{port}/sbtest?encrypt=off&trust_server_certificate=true")
+    }
+
+    /// The password stays in `dir/sa.password`.
+    fn how_to_connect(&self, port: u16, pid: u32) -> String {
+        format!(
+            "{} on 127.0.0.1:{port} (pid {pid}), user sa, password in {}",
+            self.server.display(),
+            self.layout.dir.join(PASSWORD_FILE).display()
+        )
+    }
+
+    fn escalated(grace: Duration, _ended_by: Option<usize>) -> String {
+        format!("it did not exit within {grace:?} of SIGTERM and was killed")
+    }
 }
 
 /// Apply the `sp_configure` settings over a client connection. Runs its own runtime on a

@@ -103,9 +103,14 @@ fn a_server_that_exits_during_start_up_is_reported_with_its_log() {
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let mut s = settings();
     s.server_bin = Some(fake);
-    let e = MssqlInstance::start(&dir.path().join("inst"), &s, Duration::from_secs(20))
-        .unwrap_err()
-        .to_string();
+    let e = MssqlInstance::start(
+        "test",
+        &dir.path().join("inst"),
+        &s,
+        Duration::from_secs(20),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("exited during start-up"), "{e}");
     assert!(e.contains("BootstrapSystemDataDirectories"), "{e}");
     assert!(!e.contains("MSSQL_SA_PASSWORD"), "{e}");

@@ -2,18 +2,15 @@
 //! else, initialising a new one (into `data.init`, renamed to `data` only once complete), and
 //! clearing the socket and pid file a crashed server leaves behind.
 
-use std::fs::File;
 use std::io::ErrorKind;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use super::config::Layout;
 use super::locate::{self, Flavor, Server};
 use crate::engines::server::error::{log_len, log_tail};
-use crate::engines::server::init::{absent_or_empty, remove_dir_if_present};
-use crate::engines::server::process::run_to_completion;
+use crate::engines::server::init::{NewData, absent_or_empty};
 use crate::engines::server::{ProvisionError, has_exited};
 
 /// Whether `layout.data` holds an initialised server (its `mysql` system schema). An empty or
@@ -36,7 +33,6 @@ pub fn initialise(
     layout: &Layout,
     timeout: Duration,
 ) -> Result<(), ProvisionError> {
-    remove_dir_if_present(&layout.data_init)?;
     let mut command = match server.flavor {
         Flavor::Mariadb => {
             let mut command = Command::new(locate::install_tool(&server.path)?);
@@ -64,45 +60,21 @@ pub fn initialise(
     if rustix::process::getuid().is_root() {
         command.arg("--user=root");
     }
-    let output = File::create(&layout.install_log)
-        .map_err(ProvisionError::io("create", &layout.install_log))?;
-    let stderr = output
-        .try_clone()
-        .map_err(ProvisionError::io("open", &layout.install_log))?;
     let program = Path::new(command.get_program()).to_path_buf();
     let log_from = log_len(&layout.error_log);
-    let started = Instant::now();
-    tracing::info!(data = %layout.data.display(), "initialising data directory");
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(output)
-        .stderr(stderr)
-        .process_group(0)
-        .spawn()
-        .map_err(|source| ProvisionError::Spawn {
-            program: program.clone(),
-            source,
-        })?;
-    // The installer runs a bootstrap server of its own: a timeout ends the whole process group.
-    let outcome = run_to_completion(&mut child, timeout);
-    if let Err(outcome) = outcome {
-        if let Err(err) = remove_dir_if_present(&layout.data_init) {
-            tracing::warn!("{err}");
-        }
-        return Err(ProvisionError::Init {
-            dir: layout.dir.clone(),
-            program,
-            outcome,
-            output_tail: log_tail(&layout.install_log, 0),
-            log_tail: log_tail(&layout.error_log, log_from),
-        });
-    }
-    std::fs::rename(&layout.data_init, &layout.data).map_err(ProvisionError::io(
-        "rename the new data directory to",
-        &layout.data,
-    ))?;
-    tracing::info!(data = %layout.data.display(), elapsed = ?started.elapsed(), "data directory initialised");
-    Ok(())
+    let failed = |outcome| ProvisionError::Init {
+        dir: layout.dir.clone(),
+        program,
+        outcome,
+        output_tail: log_tail(&layout.install_log, 0),
+        log_tail: log_tail(&layout.error_log, log_from),
+    };
+    let new = NewData {
+        data: &layout.data,
+        data_init: &layout.data_init,
+        output: &layout.install_log,
+    };
+    new.initialise(&mut command, timeout, failed, |_| Ok(()))
 }
 
 /// Refuse a directory a server is still running in (its pid file names a live process started

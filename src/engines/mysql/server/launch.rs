@@ -1,98 +1,116 @@
-//! One attempt to start a configured instance: spawn the server in its own process group with
-//! its output appended to the error log, and poll until it greets a TCP client, exits, or runs
-//! out of time.
+//! What the private-server lifecycle needs to know of MariaDB and MySQL: the server started
+//! with its `my.cnf`, ready once it greets a TCP client, stopped with SIGTERM (InnoDB flushes)
+//! and SIGKILL to the server alone, its socket and pid file cleared once it is gone.
 
 use std::io::Read;
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::config::Layout;
+use rustix::process::Signal;
+
+use super::MysqlSettings;
+use super::config::{self, Layout};
 use super::init;
 use super::locate::Server;
-use super::{ABANDON_GRACE, MysqlInstance};
 use crate::engines::server::ProvisionError;
-use crate::engines::server::error::{log_len, log_tail};
-use crate::engines::server::process::{Readiness, ServerProcess, wait_until_ready};
+use crate::engines::server::private::{Ladder, ServerKind};
+use crate::engines::server::process::KillTarget;
 
 /// Bound on one readiness probe (TCP connect, then reading the server's greeting).
 const PROBE_TIMEOUT: Duration = Duration::from_millis(500);
 
-/// One attempt to start the server on `port`.
-pub struct Launch<'a> {
-    pub name: &'a str,
-    pub layout: &'a Layout,
-    pub server: &'a Server,
-    pub port: u16,
-    pub reused_data: bool,
+/// A MariaDB or MySQL instance: its name, settings, files and server binary.
+#[derive(Debug, Clone)]
+pub struct MysqlKind {
+    pub(super) name: String,
+    pub(super) settings: MysqlSettings,
+    pub(super) layout: Layout,
+    pub(super) server: Server,
 }
 
-impl Launch<'_> {
-    pub fn run(
-        self,
-        deadline: Instant,
-        timeout: Duration,
-    ) -> Result<MysqlInstance, ProvisionError> {
-        let log = &self.layout.error_log;
-        let log_from = log_len(log);
+impl MysqlKind {
+    /// Write `my.cnf` for the server on `port`.
+    pub(super) fn write_config(&self, port: u16) -> Result<(), ProvisionError> {
+        let text = config::render(
+            &self.name,
+            &self.layout,
+            port,
+            self.server.flavor,
+            &self.settings,
+        )?;
+        std::fs::write(&self.layout.config, text)
+            .map_err(ProvisionError::io("write", &self.layout.config))
+    }
+}
+
+impl ServerKind for MysqlKind {
+    /// SIGTERM, 120 s for InnoDB to flush, then SIGKILL; 10 s for a server that missed its
+    /// start-up deadline.
+    const LADDER: Ladder = Ladder {
+        signal: Signal::TERM,
+        signal_name: "SIGTERM",
+        grace: Duration::from_secs(120),
+        then: None,
+        kill: KillTarget::Process,
+        abandon_grace: Duration::from_secs(10),
+    };
+    const RESERVED_PORTS: &'static [u16] = &[3306];
+    const BIND_FAILURE: &'static str = "Bind on TCP/IP port";
+
+    fn program(&self) -> &Path {
+        &self.server.path
+    }
+
+    fn dir(&self) -> &Path {
+        &self.layout.dir
+    }
+
+    fn output_log(&self) -> &Path {
+        &self.layout.error_log
+    }
+
+    fn command(&self, port: u16) -> Result<Command, ProvisionError> {
+        self.write_config(port)?;
         let mut command = Command::new(&self.server.path);
         command.arg(format!("--defaults-file={}", self.layout.config.display()));
         if rustix::process::getuid().is_root() {
             // mariadbd and mysqld refuse to run as root unless told to.
             command.arg("--user=root");
         }
-        let started = Instant::now();
-        let process = ServerProcess::spawn(
-            &mut command,
-            &self.server.path,
-            log,
-            rustix::process::Signal::TERM,
-        )?;
-        let pid = process.pid();
-        // From here on, dropping `instance` stops the server.
-        let mut instance = MysqlInstance {
-            name: self.name.to_string(),
-            layout: self.layout.clone(),
-            server: self.server.clone(),
-            process,
-            port: self.port,
-            reused_data: self.reused_data,
-        };
-        let ready = || self.layout.socket.exists() && greets(self.port);
-        match wait_until_ready(&mut instance.process, deadline, ready) {
-            Readiness::Ready => {
-                tracing::info!(name = self.name, pid, port = self.port, elapsed = ?started.elapsed(), "server ready");
-                Ok(instance)
-            }
-            Readiness::Exited(status) => {
-                init::remove_runtime_files(self.layout);
-                Err(ProvisionError::StartFailed {
-                    server: self.server.path.clone(),
-                    status: status.to_string(),
-                    log: log.clone(),
-                    log_tail: log_tail(log, log_from),
-                })
-            }
-            Readiness::TimedOut => {
-                if let Err(err) = instance.stop_within(ABANDON_GRACE) {
-                    tracing::warn!(name = self.name, "{err}");
-                }
-                Err(ProvisionError::NotReady {
-                    server: self.server.path.clone(),
-                    pid,
-                    port: self.port,
-                    timeout,
-                    log: log.clone(),
-                    log_tail: log_tail(log, log_from),
-                })
-            }
-        }
+        Ok(command)
     }
-}
 
-/// A port on 127.0.0.1 that nothing listens on right now (never 3306).
-pub fn free_port() -> Result<u16, ProvisionError> {
-    crate::engines::server::port::free_port(&[3306])
+    /// Its socket exists and a TCP connection receives the server's greeting.
+    fn ready(&self, port: u16, _log_from: u64) -> bool {
+        self.layout.socket.exists() && greets(port)
+    }
+
+    /// `mysql://root@127.0.0.1:PORT/`: root with an empty password, as the instance is
+    /// private and listens on 127.0.0.1 only.
+    fn url(&self, port: u16) -> String {
+        format!("mysql://root@127.0.0.1:{port}/")
+    }
+
+    fn how_to_connect(&self, port: u16, pid: u32) -> String {
+        format!(
+            "`{} --socket={} -uroot` or TCP 127.0.0.1:{port} (pid {pid}; stop it with `kill {pid}`)",
+            self.server.flavor.client(),
+            self.layout.socket.display(),
+        )
+    }
+
+    fn escalated(grace: Duration, _ended_by: Option<usize>) -> String {
+        format!(
+            "it did not exit within {grace:?} of SIGTERM and was killed; InnoDB recovers at the \
+             next start"
+        )
+    }
+
+    fn clear_runtime_files(&self) {
+        init::remove_runtime_files(&self.layout);
+    }
 }
 
 /// Whether a MySQL-protocol server accepts connections on `port`: it sends its greeting

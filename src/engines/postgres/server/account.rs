@@ -7,6 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 
+use super::config::Layout;
 use crate::engines::server::ProvisionError;
 
 /// Accounts tried in order.
@@ -80,6 +81,24 @@ impl Account {
                     ),
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// Make the instance in `layout` (and its WAL directory, if apart) this account's: its logs
+    /// created (written through descriptors drivebench opens, but they belong with the rest),
+    /// every directory reachable and handed over.
+    pub fn take_over(&self, layout: &Layout, wal_dir: Option<&Path>) -> Result<(), ProvisionError> {
+        for log in [&layout.server_log, &layout.initdb_log] {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)
+                .map_err(ProvisionError::io("create", log))?;
+        }
+        for path in std::iter::once(layout.dir.as_path()).chain(wal_dir) {
+            self.check_reachable(path)?;
+            self.hand_over(path)?;
         }
         Ok(())
     }

@@ -3,20 +3,17 @@
 //! complete and wired to `drivebench.conf`), checking that a reused one keeps its WAL where the
 //! settings say, and refusing a directory a server still runs in.
 
-use std::fs::File;
 use std::io::{ErrorKind, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use super::account::Account;
 use super::config::{INCLUDE_LINE, Layout};
 use super::locate::Server;
 use crate::engines::server::error::log_tail;
-use crate::engines::server::init::{absent_or_empty, remove_dir_if_present};
-use crate::engines::server::process::run_to_completion;
+use crate::engines::server::init::{NewData, absent_or_empty};
 use crate::engines::server::{ProvisionError, has_exited};
 
 /// Whether `layout.data` holds a data directory (its `PG_VERSION`). An empty or absent
@@ -41,7 +38,6 @@ pub fn initialise(
     account: Option<&Account>,
     timeout: Duration,
 ) -> Result<(), ProvisionError> {
-    remove_dir_if_present(&layout.data_init)?;
     let mut command = Command::new(&server.initdb);
     command.arg("-D").arg(&layout.data_init).args([
         "-U",
@@ -57,45 +53,23 @@ pub fn initialise(
     if let Some(account) = account {
         account.apply(&mut command);
     }
-    let output = File::create(&layout.initdb_log)
-        .map_err(ProvisionError::io("create", &layout.initdb_log))?;
-    let stderr = output
-        .try_clone()
-        .map_err(ProvisionError::io("open", &layout.initdb_log))?;
-    let started = Instant::now();
-    tracing::info!(data = %layout.data.display(), "initialising data directory");
-    let mut child = command
-        .current_dir(&layout.dir)
-        .stdin(Stdio::null())
-        .stdout(output)
-        .stderr(stderr)
-        .process_group(0)
-        .spawn()
-        .map_err(|source| ProvisionError::Spawn {
-            program: server.initdb.clone(),
-            source,
-        })?;
-    // initdb runs a bootstrap server of its own: a timeout ends the whole process group.
-    let outcome = run_to_completion(&mut child, timeout);
-    if let Err(outcome) = outcome {
-        if let Err(err) = remove_dir_if_present(&layout.data_init) {
-            tracing::warn!("{err}");
-        }
-        return Err(ProvisionError::Initdb {
-            dir: layout.dir.clone(),
-            program: server.initdb.clone(),
-            outcome,
-            log: layout.initdb_log.clone(),
-            output_tail: log_tail(&layout.initdb_log, 0),
-        });
-    }
-    append_include(&layout.data_init.join("postgresql.conf"))?;
-    std::fs::rename(&layout.data_init, &layout.data).map_err(ProvisionError::io(
-        "rename the new data directory to",
-        &layout.data,
-    ))?;
-    tracing::info!(data = %layout.data.display(), elapsed = ?started.elapsed(), "data directory initialised");
-    Ok(())
+    command.current_dir(&layout.dir);
+    let failed = |outcome| ProvisionError::Initdb {
+        dir: layout.dir.clone(),
+        program: server.initdb.clone(),
+        outcome,
+        log: layout.initdb_log.clone(),
+        output_tail: log_tail(&layout.initdb_log, 0),
+    };
+    let new = NewData {
+        data: &layout.data,
+        data_init: &layout.data_init,
+        output: &layout.initdb_log,
+    };
+    // The new directory reads drivebench.conf before it becomes `data`.
+    new.initialise(&mut command, timeout, failed, |data_init| {
+        append_include(&data_init.join("postgresql.conf"))
+    })
 }
 
 /// Make a reused data directory (perhaps initialised elsewhere) read `drivebench.conf`.

@@ -1,26 +1,26 @@
-//! One attempt to start a configured instance: spawn `postgres -D data` in its own process
-//! group with its output appended to the server log, and poll until it lets a TCP client
-//! through the start-up handshake, exits, or runs out of time.
+//! What the private-server lifecycle needs to know of PostgreSQL: `postgres -D data` (as the
+//! server's account when drivebench is root), ready once a TCP client gets through the start-up
+//! handshake, stopped with a fast shutdown (SIGINT), then an immediate one (SIGQUIT), then
+//! SIGKILL to the whole process group (the postmaster and its backends).
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use rustix::process::Signal;
+
+use super::PostgresSettings;
 use super::account::Account;
-use super::config::Layout;
+use super::config::{self, Layout};
 use super::locate::Server;
-use super::{ABANDON_GRACE, PostgresInstance};
 use crate::engines::server::ProvisionError;
-use crate::engines::server::error::{log_len, log_tail};
-use crate::engines::server::process::{Readiness, ServerProcess, wait_until_ready};
+use crate::engines::server::private::{Ladder, ServerKind};
+use crate::engines::server::process::KillTarget;
 
 /// Bound on one readiness probe step (TCP connect, each read of the server's answer).
 const PROBE_TIMEOUT: Duration = Duration::from_millis(500);
-
-/// Ports a free port is never taken from: the usual PostgreSQL and MySQL ports, which a system
-/// server may want later.
-const RESERVED_PORTS: [u16; 2] = [5432, 3306];
 
 /// Protocol 3.0, as the start-up message names it.
 const PROTOCOL_3: i32 = 3 << 16;
@@ -28,80 +28,96 @@ const PROTOCOL_3: i32 = 3 << 16;
 /// SQLSTATE cannot_connect_now: "the database system is starting up" (or shutting down).
 const CANNOT_CONNECT_NOW: &[u8] = b"57P03";
 
-/// One attempt to start the server on `port`.
-pub struct Launch<'a> {
-    pub name: &'a str,
-    pub layout: &'a Layout,
-    pub server: &'a Server,
-    pub account: Option<&'a Account>,
-    pub port: u16,
-    pub reused_data: bool,
+/// A PostgreSQL instance: its name, settings, files, binaries and the account it runs as.
+#[derive(Debug, Clone)]
+pub struct PostgresKind {
+    pub(super) name: String,
+    pub(super) settings: PostgresSettings,
+    pub(super) layout: Layout,
+    pub(super) server: Server,
+    /// The account the server runs as when drivebench is root.
+    pub(super) account: Option<Account>,
 }
 
-impl Launch<'_> {
-    pub fn run(
-        self,
-        deadline: Instant,
-        timeout: Duration,
-    ) -> Result<PostgresInstance, ProvisionError> {
-        let log = &self.layout.server_log;
-        let log_from = log_len(log);
-        let mut command = Command::new(&self.server.postgres);
-        command.arg("-D").arg(&self.layout.data);
-        if let Some(account) = self.account {
-            account.apply(&mut command);
-        }
-        command.current_dir(&self.layout.dir);
-        let started = Instant::now();
-        let process = ServerProcess::spawn(
-            &mut command,
-            &self.server.postgres,
-            log,
-            rustix::process::Signal::INT,
-        )?;
-        let pid = process.pid();
-        // From here on, dropping `instance` stops the server.
-        let mut instance = PostgresInstance {
-            name: self.name.to_string(),
-            layout: self.layout.clone(),
-            server: self.server.clone(),
-            process,
-            port: self.port,
-            reused_data: self.reused_data,
-        };
-        let socket = self.layout.socket(self.port);
-        let ready = || socket.exists() && accepts_connections(self.port);
-        match wait_until_ready(&mut instance.process, deadline, ready) {
-            Readiness::Ready => {
-                tracing::info!(name = self.name, pid, port = self.port, elapsed = ?started.elapsed(), "server ready");
-                Ok(instance)
-            }
-            Readiness::Exited(status) => Err(ProvisionError::StartFailed {
-                server: self.server.postgres.clone(),
-                status: status.to_string(),
-                log: log.clone(),
-                log_tail: log_tail(log, log_from),
-            }),
-            Readiness::TimedOut => {
-                if let Err(err) = instance.stop_within(ABANDON_GRACE) {
-                    tracing::warn!(name = self.name, "{err}");
-                }
-                Err(ProvisionError::NotReady {
-                    server: self.server.postgres.clone(),
-                    pid,
-                    port: self.port,
-                    timeout,
-                    log: log.clone(),
-                    log_tail: log_tail(log, log_from),
-                })
-            }
-        }
+impl PostgresKind {
+    /// Write `drivebench.conf` for the server on `port`.
+    pub(super) fn write_config(&self, port: u16) -> Result<(), ProvisionError> {
+        let text = config::render(&self.name, &self.layout, port, &self.settings)?;
+        std::fs::write(&self.layout.config, text)
+            .map_err(ProvisionError::io("write", &self.layout.config))
     }
 }
 
-/// A port on 127.0.0.1 that nothing listens on right now (never 5432 or 3306).
-pub fn free_port() -> Result<u16, ProvisionError> {
-    crate::engines::server::port::free_port(&RESERVED_PORTS)
+impl ServerKind for PostgresKind {
+    /// A fast shutdown (SIGINT: sessions end, a checkpoint is written) for up to 120 s, then an
+    /// immediate one (SIGQUIT) for up to 10 s, then SIGKILL to the process group; 10 s of fast
+    /// shutdown for a server that missed its start-up deadline.
+    const LADDER: Ladder = Ladder {
+        signal: Signal::INT,
+        signal_name: "SIGINT",
+        grace: Duration::from_secs(120),
+        then: Some((Signal::QUIT, Duration::from_secs(10))),
+        kill: KillTarget::Group,
+        abandon_grace: Duration::from_secs(10),
+    };
+    /// The usual PostgreSQL and MySQL ports, which a system server may want later.
+    const RESERVED_PORTS: &'static [u16] = &[5432, 3306];
+    const BIND_FAILURE: &'static str = "could not bind IPv4";
+
+    fn program(&self) -> &Path {
+        &self.server.postgres
+    }
+
+    fn dir(&self) -> &Path {
+        &self.layout.dir
+    }
+
+    fn output_log(&self) -> &Path {
+        &self.layout.server_log
+    }
+
+    fn command(&self, port: u16) -> Result<Command, ProvisionError> {
+        self.write_config(port)?;
+        let mut command = Command::new(&self.server.postgres);
+        command.arg("-D").arg(&self.layout.data);
+        if let Some(account) = &self.account {
+            account.apply(&mut command);
+        }
+        command.current_dir(&self.layout.dir);
+        Ok(command)
+    }
+
+    /// Its socket exists and a TCP client gets through the start-up handshake.
+    fn ready(&self, port: u16, _log_from: u64) -> bool {
+        self.layout.socket(port).exists() && accepts_connections(port)
+    }
+
+    /// `postgres://postgres@127.0.0.1:PORT/postgres`: the superuser without a password, as the
+    /// instance is private, listens on 127.0.0.1 only and trusts local connections.
+    fn url(&self, port: u16) -> String {
+        format!("postgres://postgres@127.0.0.1:{port}/postgres")
+    }
+
+    fn how_to_connect(&self, port: u16, pid: u32) -> String {
+        format!(
+            "`psql -h {} -p {port} -U postgres` or {} (pid {pid}; stop it with `kill -INT {pid}`)",
+            self.layout.dir.display(),
+            self.url(port),
+        )
+    }
+
+    fn escalated(grace: Duration, ended_by: Option<usize>) -> String {
+        let how = if ended_by.is_some() {
+            "was stopped with SIGQUIT (immediate shutdown)"
+        } else {
+            // The backends went with it: they are in the postmaster's process group.
+            "was killed"
+        };
+        format!(
+            "it did not finish a fast shutdown within {grace:?} of SIGINT and {how}; crash \
+             recovery runs at the next start"
+        )
+    }
 }
 
 /// Whether a PostgreSQL server accepts connections on 127.0.0.1:`port`, as `pg_isready` judges
@@ -183,6 +199,7 @@ fn sqlstate(body: &[u8]) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engines::server::private::free_port_for;
 
     #[test]
     fn startup_message_layout() {
@@ -214,8 +231,11 @@ mod tests {
     #[test]
     fn free_ports_avoid_the_usual_database_ports() {
         for _ in 0..20 {
-            let port = free_port().unwrap();
-            assert!(port != 0 && !RESERVED_PORTS.contains(&port), "{port}");
+            let port = free_port_for::<PostgresKind>().unwrap();
+            assert!(
+                port != 0 && !PostgresKind::RESERVED_PORTS.contains(&port),
+                "{port}"
+            );
         }
     }
 }

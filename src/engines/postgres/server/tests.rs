@@ -1,26 +1,24 @@
 //! Private instances against the real PostgreSQL binaries. These need PostgreSQL installed and
 //! fail, not skip, without it: CI installs the server for them.
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::launch::accepts_connections;
 use super::*;
+use crate::engines::server::has_exited;
 use crate::engines::server::test_support::{
-    START_TIMEOUT, exclusive, process_exists, shared, timed_start,
+    Lifecycle, START_TIMEOUT, lifecycle_tests, process_exists, shared, test_dir, timed_start,
 };
-use crate::engines::server::{has_exited, kill_all_registered};
 
 /// How long the backends of a killed postmaster get to notice and exit.
 const ORPHAN_GRACE: Duration = Duration::from_secs(10);
 
-/// Small settings for a test instance; fails the test when no server binary can be found.
+/// Small settings for a test instance (a start without a server binary fails the test, naming
+/// where it looked).
 fn settings() -> PostgresSettings {
-    if let Err(err) = locate::server(None) {
-        panic!("these tests start a real server and none was found: {err}");
-    }
     PostgresSettings {
         shared_buffers_bytes: 32 << 20,
         max_wal_size_bytes: Some(256 << 20),
@@ -32,20 +30,10 @@ fn settings() -> PostgresSettings {
     }
 }
 
-/// A temporary directory the server's account can reach even when the tests run as root
-/// (a new temporary directory is mode 0700).
-fn test_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    dir
-}
-
 fn start(dir: &Path, settings: &PostgresSettings) -> PostgresInstance {
-    timed_start(
-        dir,
-        |timeout| PostgresInstance::start("test", dir, settings, timeout),
-        PostgresInstance::reused_data,
-    )
+    timed_start(dir, || {
+        PostgresInstance::start("test", dir, settings, START_TIMEOUT)
+    })
 }
 
 /// Live processes in the process group `pid` led (the postmaster and its backends), or whose
@@ -176,34 +164,6 @@ fn a_started_server_accepts_connections_and_stops_cleanly() {
 }
 
 #[test]
-fn a_second_start_reuses_the_initialised_data() {
-    let _servers = shared();
-    let dir = test_dir();
-    let s = settings();
-    let mut first = start(dir.path(), &s);
-    first.stop().unwrap();
-    let marker = first.data_dir().join("drivebench-marker");
-    std::fs::write(&marker, "kept").unwrap();
-    let initdb_log = dir.path().join("initdb.log");
-    let initialised = std::fs::metadata(&initdb_log).unwrap().modified().unwrap();
-
-    let started = Instant::now();
-    let second = start(dir.path(), &s);
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        started.elapsed()
-    );
-    assert!(second.reused_data());
-    assert!(marker.exists(), "data directory was re-created");
-    let again = std::fs::metadata(&initdb_log).unwrap().modified().unwrap();
-    assert_eq!(initialised, again, "initdb ran again");
-    assert!(accepts_connections(second.port()));
-    let conf = std::fs::read_to_string(second.data_dir().join("postgresql.conf")).unwrap();
-    assert_eq!(conf.matches(config::INCLUDE_LINE).count(), 1, "{conf}");
-}
-
-#[test]
 fn an_unknown_setting_fails_with_the_log_tail() {
     let _servers = shared();
     let dir = test_dir();
@@ -232,36 +192,28 @@ fn an_unknown_setting_fails_with_the_log_tail() {
     start(dir.path(), &settings()).stop().unwrap();
 }
 
+/// Small settings, started within the test bound; nothing of a server is left once the
+/// postmaster's process group is gone.
+const LIFECYCLE: Lifecycle<PostgresKind> = Lifecycle {
+    start: |dir| PostgresInstance::start("test", dir, &settings(), START_TIMEOUT),
+    gone: assert_nothing_left,
+    init_log: "initdb.log",
+};
+
+lifecycle_tests!(LIFECYCLE);
+
 #[test]
-fn dropping_an_instance_stops_its_server() {
+fn a_second_start_reuses_the_initialised_data() {
     let _servers = shared();
-    let dir = test_dir();
-    let db = start(dir.path(), &settings());
-    let pid = db.pid();
-    drop(db);
-    assert!(!process_exists(pid), "pid {pid} still exists after drop");
-    assert_nothing_left(pid, dir.path());
+    let (_dir, second) = LIFECYCLE.a_second_start_reuses_the_initialised_data();
+    let conf = std::fs::read_to_string(second.data_dir().join("postgresql.conf")).unwrap();
+    assert_eq!(conf.matches(config::INCLUDE_LINE).count(), 1, "{conf}");
 }
 
 #[test]
 fn a_killed_server_leaves_no_process_and_recovers_at_the_next_start() {
     let _servers = shared();
-    let dir = test_dir();
-    let s = settings();
-    let mut db = start(dir.path(), &s);
-    let (pid, port) = (db.pid(), db.port());
-    db.kill_for_test();
-    assert!(!process_exists(pid));
-    drop(db);
-    assert_nothing_left(pid, dir.path());
-    assert!(
-        dir.path().join(format!(".s.PGSQL.{port}")).exists(),
-        "a crash leaves its socket behind"
-    );
-
-    let mut again = start(dir.path(), &s);
-    assert!(again.reused_data());
-    assert!(accepts_connections(again.port()));
+    let (dir, port, mut again) = LIFECYCLE.killed_then_started();
     assert!(
         !dir.path().join(format!(".s.PGSQL.{port}")).exists(),
         "the crashed server's socket was cleared"
@@ -293,22 +245,6 @@ fn a_server_that_ignores_shutdown_is_killed_with_its_backends() {
 }
 
 #[test]
-fn kill_all_registered_terminates_started_servers() {
-    let _only_this_test = exclusive();
-    let dir = test_dir();
-    let mut db = start(dir.path(), &settings());
-    let pid = db.pid();
-    let killing = Instant::now();
-    kill_all_registered();
-    eprintln!("kill_all_registered took {:?}", killing.elapsed());
-    assert!(has_exited(pid), "pid {pid} still running");
-    db.stop()
-        .expect("the server shut down cleanly on SIGTERM (smart shutdown)");
-    assert!(!process_exists(pid));
-    assert_nothing_left(pid, dir.path());
-}
-
-#[test]
 fn wal_dir_puts_the_wal_elsewhere() {
     let _servers = shared();
     let dir = test_dir();
@@ -335,35 +271,4 @@ fn wal_dir_puts_the_wal_elsewhere() {
         "{text}"
     );
     start(dir.path(), &s).stop().unwrap();
-}
-
-#[test]
-fn a_detached_server_keeps_running_and_its_directory_is_refused() {
-    let _servers = shared();
-    let dir = test_dir();
-    let s = settings();
-    let db = start(dir.path(), &s);
-    let (pid, port) = (db.pid(), db.port());
-    let text = db.detach();
-    assert!(
-        text.contains(&format!(
-            "psql -h {} -p {port} -U postgres",
-            dir.path().display()
-        )),
-        "{text}"
-    );
-    assert!(accepts_connections(port), "detached server is gone");
-
-    let err = PostgresInstance::start("again", dir.path(), &s, START_TIMEOUT).unwrap_err();
-    assert!(
-        matches!(err, ProvisionError::AlreadyRunning { pid: p, .. } if p == pid),
-        "{err}"
-    );
-
-    // Clean up as a user would, then reap our former child.
-    let raw = rustix::process::Pid::from_raw(pid as i32).unwrap();
-    rustix::process::kill_process(raw, Signal::INT).unwrap();
-    rustix::process::waitpid(Some(raw), rustix::process::WaitOptions::empty()).unwrap();
-    assert!(!process_exists(pid));
-    assert_nothing_left(pid, dir.path());
 }
