@@ -17,12 +17,14 @@
 //!   (`Ending`, `RunError`), and a run's lifecycle in one place (`lifecycle`: run directory,
 //!   plan.json, log, console, stop signals, live metrics; then result.json and its renders).
 //! - [`report`]: renderers of the results: series.csv, sweeps.csv, curves.csv, summary.md,
-//!   report.html (hand-written SVG charts in `svg`), compare (md, html, json), merge of several
-//!   hosts' runs, and the run directory those files are written to.
+//!   report.html (hand-written SVG charts in `svg`), tables rendered from one model (`table`),
+//!   compare (md, html, json), merge of several hosts' runs, and the run directory those files
+//!   are written to.
 //! - [`results`]: the results model: a run (`RunReport`, result.json), its phases, series rows
 //!   and preflight findings, and what the phase-closing computations fill in (telemetry and
 //!   verdict per phase, steady-state rounds, TPC-C figures and checks, load curves, sweeps);
-//!   the result.json reader.
+//!   a run's status as one enum carrying its error (`status`); the result.json reader; the
+//!   `Table` model summary.md and report.html both render (`table`).
 //! - [`console`]: the live console: progress bars, interval and closing lines.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
 //!   terminals), retries inside, own connections or a shared pool; a per-instance rate control

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use super::{CliError, EXIT_FAILED, EXIT_OK};
 use crate::protocol::recheck::recheck;
 use crate::report::{self, RESULT_FILE};
-use crate::results::run::RunStatus;
+use crate::results::status::RunStatus;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -59,8 +59,10 @@ pub async fn check(args: Args) -> Result<i32, CliError> {
     all.sort_by_key(|c| order(&c.instance));
     r.checks = all;
     r.checked_at = Some(crate::config::units::utc_now());
-    if r.status == RunStatus::Complete {
-        r.error = crate::results::tpcc::checks_error(&r.checks);
+    if r.status.is_complete() {
+        r.status = RunStatus::Complete {
+            failed_checks: crate::results::tpcc::checks_error(&r.checks),
+        };
     }
     let write_err = |e: String| CliError::Failed(format!("writing results: {e}"));
     report::write_json(&path, &r).map_err(|e| write_err(e.to_string()))?;

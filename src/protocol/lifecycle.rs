@@ -18,7 +18,7 @@ use crate::console::Console;
 use crate::exporter::{LiveMetrics, serve};
 use crate::report::{self, OutputError, RunDir};
 use crate::results::RunReport;
-use crate::results::run::RunStatus;
+use crate::results::status::RunStatus;
 
 /// `runs/<name>-<UTC timestamp>`: a run directory when none is given.
 pub fn default_out(name: &str) -> PathBuf {
@@ -188,22 +188,24 @@ fn serve_live(
 fn close(report: &mut RunReport, ending: &Ending) -> Outcome {
     match ending {
         Ending::Complete => {
-            report.status = RunStatus::Complete;
-            report.complete = true;
-            report.error = crate::results::tpcc::checks_error(&report.checks);
-            match report.error {
+            let failed_checks = crate::results::tpcc::checks_error(&report.checks);
+            let outcome = match failed_checks {
                 None => Outcome::Complete,
                 Some(_) => Outcome::Failed,
-            }
+            };
+            report.status = RunStatus::Complete { failed_checks };
+            outcome
         }
         Ending::Failed(e) => {
-            report.status = RunStatus::Failed;
-            report.error = Some(e.to_string());
+            report.status = RunStatus::Failed {
+                error: e.to_string(),
+            };
             Outcome::Failed
         }
         Ending::Interrupted => {
-            report.status = RunStatus::Interrupted;
-            report.error = Some("interrupted".into());
+            report.status = RunStatus::Interrupted {
+                why: Some("interrupted".into()),
+            };
             Outcome::Interrupted
         }
     }

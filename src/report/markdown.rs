@@ -7,7 +7,8 @@ use crate::results::phase::PhaseReport;
 
 use crate::config::units::format_bytes;
 use crate::config::units::{format_count, format_seconds};
-use crate::results::run::{RunReport, RunStatus};
+use crate::results::run::RunReport;
+use crate::results::status::RunStatus;
 
 pub fn summary(r: &RunReport) -> String {
     let mut s = String::new();
@@ -50,11 +51,11 @@ pub fn summary(r: &RunReport) -> String {
 
 /// The run's list items: status, start, target (and its device), host, engine.
 fn run_lines(s: &mut String, r: &RunReport) {
-    let status = match r.status {
-        RunStatus::Complete => "complete".to_string(),
+    let status = match &r.status {
+        RunStatus::Complete { .. } => "complete".to_string(),
         RunStatus::Running => "running (partial results)".to_string(),
-        RunStatus::Failed => format!("failed: {}", r.error.as_deref().unwrap_or("unknown error")),
-        RunStatus::Interrupted => "interrupted (partial results)".to_string(),
+        RunStatus::Failed { error } => format!("failed: {error}"),
+        RunStatus::Interrupted { .. } => "interrupted (partial results)".to_string(),
     };
     let _ = writeln!(s, "- Status: {status}");
     let _ = writeln!(
@@ -162,48 +163,13 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
     let dur = format_seconds(ph.summary.seconds);
     let partial = if ph.completed { "" } else { ", stopped early" };
     let _ = writeln!(s, "\n## {} ({kind}, {dur}{partial})\n", ph.name);
-    let _ = writeln!(
-        s,
-        "| instance | TPS | QPS | avg latency (ms) | p95 (ms) | p99 (ms) | max (ms) | retries | failed |"
-    );
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for i in &ph.per_instance {
-        let _ = writeln!(
-            s,
-            "| {} | {} |",
-            i.instance,
-            super::summary_cells(&i.summary).join(" | ")
-        );
-    }
+    super::table::markdown(s, &super::phase_table(ph));
     let t = &ph.summary;
-    let _ = writeln!(
-        s,
-        "| **total** | **{:.2}** | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} |",
-        t.tps,
-        t.qps,
-        t.latency_ms.avg,
-        t.latency_ms.p95,
-        t.latency_ms.p99,
-        t.latency_ms.max,
-        t.retries,
-        t.failed
-    );
-    if ph.per_instance.len() > 1 {
-        let m = &ph.mean_of_instances;
-        let _ = writeln!(
-            s,
-            "| mean of instances (review style) | | | {:.3} | | {:.3} | | | |",
-            m.latency_avg_ms, m.latency_p99_ms
-        );
-    }
     let _ = writeln!(
         s,
         "\n{} transactions, {} queries (r/w/o {}/{}/{}). Total latency figures come from merged histograms.",
         t.transactions, t.queries.total, t.queries.reads, t.queries.writes, t.queries.other
     );
-    if let Some(note) = super::attempts_note(t) {
-        let _ = writeln!(s, "{note}");
-    }
     if let Some(tp) = &ph.tpcc {
         tpcc_section(s, ph, tp);
     }

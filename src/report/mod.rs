@@ -18,13 +18,15 @@ pub mod server_settings;
 pub mod stats;
 pub mod svg;
 pub mod sweeps;
+pub mod table;
 pub mod telemetry;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::results::phase::SeriesRow;
+use crate::results::phase::{PhaseReport, SeriesRow};
+use crate::results::table::{Column, Table};
 use crate::results::{ReadError, RunReport, read_result};
 
 use crate::telemetry::IntervalTelemetry;
@@ -63,24 +65,46 @@ fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     }
 }
 
-/// A phase summary's row in the summary tables: TPS, QPS, avg, p95, p99, max (ms), failed
-/// attempts retried, transactions failed.
-pub fn summary_cells(m: &crate::metrics::summary::Summary) -> [String; 8] {
-    [
-        format!("{:.2}", m.tps),
-        format!("{:.2}", m.qps),
-        format!("{:.3}", m.latency_ms.avg),
-        format!("{:.3}", m.latency_ms.p95),
-        format!("{:.3}", m.latency_ms.p99),
-        format!("{:.3}", m.latency_ms.max),
-        m.retries.to_string(),
-        m.failed.to_string(),
-    ]
+/// A phase's table: per instance and in total TPS, QPS, avg, p95, p99, max (ms), failed
+/// attempts retried, transactions failed; notes: with more than one instance the reviews'
+/// mean of instances, and what failed attempts came to.
+pub fn phase_table(ph: &PhaseReport) -> Table {
+    let figures = [
+        "TPS", "QPS", "avg ms", "p95 ms", "p99 ms", "max ms", "retries", "failed",
+    ];
+    let columns = std::iter::once(Column::left("instance"));
+    let mut t = Table::new(columns.chain(figures.map(Column::right)).collect());
+    let cells = |name: &str, m: &crate::metrics::summary::Summary| {
+        let figures = [
+            format!("{:.2}", m.tps),
+            format!("{:.2}", m.qps),
+            format!("{:.3}", m.latency_ms.avg),
+            format!("{:.3}", m.latency_ms.p95),
+            format!("{:.3}", m.latency_ms.p99),
+            format!("{:.3}", m.latency_ms.max),
+            m.retries.to_string(),
+            m.failed.to_string(),
+        ];
+        std::iter::once(name.to_string()).chain(figures).collect()
+    };
+    for i in &ph.per_instance {
+        t.row(cells(&i.instance, &i.summary));
+    }
+    t.total(cells("total", &ph.summary));
+    if ph.per_instance.len() > 1 {
+        let m = &ph.mean_of_instances;
+        t.notes.push(format!(
+            "Mean of instances (review style): avg {:.3} ms, p99 {:.3} ms.",
+            m.latency_avg_ms, m.latency_p99_ms
+        ));
+    }
+    t.notes.extend(attempts_note(&ph.summary));
+    t
 }
 
 /// What the failed attempts of a phase came to, apart: those retried until their transaction
 /// committed, and transactions given up; `None` without failed attempts.
-pub fn attempts_note(m: &crate::metrics::summary::Summary) -> Option<String> {
+fn attempts_note(m: &crate::metrics::summary::Summary) -> Option<String> {
     if m.errors == 0 {
         return None;
     }
@@ -232,10 +256,10 @@ fn finish_files(dir: &Path, report: &RunReport) -> Result<(), OutputError> {
 pub fn close_aborted(dir: &Path, why: &str) -> Result<(), RegenerateError> {
     let writing = lock_results();
     let mut report = read_result(&dir.join(RESULT_FILE))?;
-    report.status = crate::results::run::RunStatus::Interrupted;
-    report.complete = false;
+    report.status = crate::results::status::RunStatus::Interrupted {
+        why: Some(why.to_string()),
+    };
     report.finished_at = Some(crate::config::units::utc_now());
-    report.error = Some(why.to_string());
     finish_files(dir, &report)?;
     std::mem::forget(writing);
     Ok(())

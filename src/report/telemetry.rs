@@ -1,6 +1,7 @@
 //! A phase's telemetry in summary.md and the console: the verdict and its deciding figures,
 //! the drive's figures, the host's CPU.
 
+use crate::results::table::{Column, Table};
 use crate::results::telemetry::{PhaseTelemetry, bound_name};
 use crate::telemetry::IntervalTelemetry;
 
@@ -15,13 +16,7 @@ pub fn markdown(s: &mut String, t: &PhaseTelemetry) {
         bound_name(v.bound),
         v.reason
     );
-    let _ = writeln!(s, "| figure | value | threshold |\n|---|---:|---:|");
-    for f in &v.deciding {
-        let limit = f
-            .threshold
-            .map_or("-".into(), |x| format!("{x:.1} {}", f.unit));
-        let _ = writeln!(s, "| {} | {:.1} {} | {limit} |", f.name, f.value, f.unit);
-    }
+    super::table::markdown(s, &deciding(t));
     let _ = writeln!(s);
     if let Some(line) = drive_line(t) {
         let _ = writeln!(s, "- Drive: {line}");
@@ -29,6 +24,26 @@ pub fn markdown(s: &mut String, t: &PhaseTelemetry) {
     if let Some(line) = host_line(&t.summary) {
         let _ = writeln!(s, "- Host: {line}");
     }
+}
+
+/// The figures that decided the verdict, against their thresholds.
+pub fn deciding(t: &PhaseTelemetry) -> Table {
+    let mut table = Table::new(vec![
+        Column::left("figure"),
+        Column::right("value"),
+        Column::right("threshold"),
+    ]);
+    for f in &t.verdict.deciding {
+        let limit = f
+            .threshold
+            .map_or("-".into(), |x| format!("{x:.1} {}", f.unit));
+        table.row(vec![
+            f.name.clone(),
+            format!("{:.1} {}", f.value, f.unit),
+            limit,
+        ]);
+    }
+    table
 }
 
 /// The drive's figures over the phase, and per transaction.

@@ -8,8 +8,10 @@ pub mod finding;
 pub mod merge;
 pub mod phase;
 pub mod run;
+pub mod status;
 pub mod steady;
 pub mod sweeps;
+pub mod table;
 pub mod telemetry;
 pub mod tpcc;
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::finding::Finding;
 use super::phase::PhaseReport;
+use super::status::RunStatus;
 use crate::config::units::utc_now;
 use crate::scenario::Plan;
 use crate::target::TargetInfo;
@@ -24,11 +25,9 @@ pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 pub struct RunReport {
     pub schema_version: u32,
     pub drivebench_version: String,
-    /// True only when every phase ran to its end.
-    pub complete: bool,
+    /// How the run stands, with its error: result.json's `complete`, `status` and `error`.
+    #[serde(flatten)]
     pub status: RunStatus,
-    /// Why the run stopped early, when it did.
-    pub error: Option<String>,
     /// RFC 3339, UTC.
     pub started_at: String,
     pub finished_at: Option<String>,
@@ -78,9 +77,7 @@ impl RunReport {
         RunReport {
             schema_version: SCHEMA_VERSION,
             drivebench_version: env!("CARGO_PKG_VERSION").to_string(),
-            complete: false,
             status: RunStatus::Running,
-            error: None,
             started_at: utc_now(),
             finished_at: None,
             plan,
@@ -100,15 +97,6 @@ impl RunReport {
             warnings: Vec::new(),
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum RunStatus {
-    Running,
-    Complete,
-    Failed,
-    Interrupted,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

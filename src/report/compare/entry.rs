@@ -49,7 +49,7 @@ impl RunEntry {
             source: source.to_string(),
             scenario: r.plan.name.clone(),
             started_at: r.started_at.clone(),
-            complete: r.complete,
+            complete: r.status.is_complete(),
             instances: r.instances.len(),
             phase: phase.map_or_else(|| "- (sweeps only)".into(), |p| p.name.clone()),
             tps: phase.map_or(0.0, |p| p.summary.tps),

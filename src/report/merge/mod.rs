@@ -14,7 +14,8 @@ use crate::metrics::Recorded;
 use crate::metrics::rebuild::{PhaseHistograms, RebuildError, rebuild};
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::results::phase::{InstancePhase, PhaseReport, SeriesRow};
-use crate::results::run::{RunReport, RunStatus};
+use crate::results::run::RunReport;
+use crate::results::status::{RunStatus, StatusName};
 use crate::scenario::plan::Benchmark;
 use crate::telemetry::clock::ClockState;
 
@@ -224,8 +225,8 @@ fn merged_hosts(hosts: &[HostRun], skew: &[f64]) -> Vec<MergedHost> {
                 label: h.label.clone(),
                 run_dir: h.run_dir.clone(),
                 hostname: h.report.environment.host.hostname.clone(),
-                complete: h.report.complete,
-                error: h.report.error.clone(),
+                complete: h.report.status.is_complete(),
+                error: h.report.status.error().map(str::to_string),
                 phases_started_at: clock
                     .map(|c| c.phases_started_at.clone())
                     .unwrap_or_default(),
@@ -431,11 +432,7 @@ fn combined_report(hosts: &[HostRun], earliest: usize, mut warnings: Vec<String>
     r.device_stack = None;
     r.capture = None;
     r.replay = None;
-    r.status = worst_status(hosts);
-    r.complete = hosts.iter().all(|h| h.report.complete);
-    r.error = hosts
-        .iter()
-        .find_map(|h| h.report.error.as_ref().map(|e| format!("{}: {e}", h.label)));
+    r.status = merged_status(hosts);
     r.started_at = hosts
         .iter()
         .map(|h| h.report.started_at.clone())
@@ -513,19 +510,33 @@ fn planned_instances(h: &HostRun) -> &[crate::scenario::plan::PlanInstance] {
         .map_or(&[], |d| &d.instances)
 }
 
-/// The worst of the hosts' statuses: failed, then interrupted, then running, then complete.
-fn worst_status(hosts: &[HostRun]) -> RunStatus {
-    let rank = |s: RunStatus| match s {
-        RunStatus::Failed => 3,
-        RunStatus::Interrupted => 2,
-        RunStatus::Running => 1,
-        RunStatus::Complete => 0,
+/// The worst of the hosts' statuses (failed, then interrupted, then running, then complete),
+/// with the first host's error named by its label.
+fn merged_status(hosts: &[HostRun]) -> RunStatus {
+    let rank = |s: &StatusName| match s {
+        StatusName::Failed => 3,
+        StatusName::Interrupted => 2,
+        StatusName::Running => 1,
+        StatusName::Complete => 0,
     };
-    hosts
+    let error = hosts.iter().find_map(|h| {
+        let e = h.report.status.error()?;
+        Some(format!("{}: {e}", h.label))
+    });
+    let worst = hosts
         .iter()
-        .map(|h| h.report.status)
-        .max_by_key(|s| rank(*s))
-        .unwrap_or(RunStatus::Complete)
+        .map(|h| h.report.status.name())
+        .max_by_key(rank);
+    match worst.unwrap_or(StatusName::Complete) {
+        StatusName::Running => RunStatus::Running,
+        StatusName::Complete => RunStatus::Complete {
+            failed_checks: error,
+        },
+        StatusName::Failed => RunStatus::Failed {
+            error: error.unwrap_or_else(|| "unknown error".to_string()),
+        },
+        StatusName::Interrupted => RunStatus::Interrupted { why: error },
+    }
 }
 
 /// The label of each run directory: its `--label`, else its host name, else (host names
