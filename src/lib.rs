@@ -13,11 +13,19 @@
 //! - [`protocol`]: a run of a plan on its engine (embedded, or servers started and stopped
 //!   around it in `servers`), load, the fleet's phases as barriers (`phases`) then its load
 //!   curve (`db_curve`), TPC-C's NOPM hooks and checks after the phases and again later
-//!   (`recheck`), the sweep step after the phases, preflight findings, and how a run ends
-//!   (`Ending`, `RunError`).
-//! - [`report`]: the result.json model, series.csv, sweeps.csv, curves.csv, summary.md,
-//!   report.html (hand-written SVG charts in `svg`), compare (md, html, json), TPC-C figures,
-//!   live console, host facts.
+//!   (`recheck`), the sweep step after the phases, preflight findings, how a run ends
+//!   (`Ending`, `RunError`), and a run's lifecycle in one place (`lifecycle`: run directory,
+//!   plan.json, log, console, stop signals, live metrics; then result.json and its renders).
+//! - [`report`]: renderers of the results: series.csv, sweeps.csv, curves.csv, summary.md,
+//!   report.html (hand-written SVG charts in `svg`), tables rendered from one model (`table`),
+//!   compare (md, html, json), merge of several hosts' runs, and the run directory those files
+//!   are written to.
+//! - [`results`]: the results model: a run (`RunReport`, result.json), its phases, series rows
+//!   and preflight findings, and what the phase-closing computations fill in (telemetry and
+//!   verdict per phase, steady-state rounds, TPC-C figures and checks, load curves, sweeps);
+//!   a run's status as one enum carrying its error (`status`); the result.json reader; the
+//!   `Table` model summary.md and report.html both render (`table`).
+//! - [`console`]: the live console: progress bars, interval and closing lines.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
 //!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
 //!   that load curves steer; the `Fleet` of every instance's clients.
@@ -48,8 +56,8 @@
 //! up):
 //! - `drivebench-system` (crates/system): `io`, the synthetic direct-I/O engine shaped like
 //!   fio's; `sysfs`, one model of a block device; `target`, the drive under test, its identity,
-//!   space, guard and leftovers; `telemetry`, device and host counters and the bottleneck
-//!   verdict.
+//!   space, guard and leftovers; `telemetry`, device and host counters, the bottleneck
+//!   verdict, host facts (`host_info`) and the host clock's state (`clock`).
 //! - `drivebench-core` (crates/core), the pure leaves: `config`, units and scenario errors;
 //!   `curve`, the sans-IO curve driver and steady-state rule; `histogram`, the one HDR shape
 //!   of every latency; `rng`, a virtual client's seeded random stream.
@@ -59,11 +67,13 @@
 pub mod capture;
 pub mod cli;
 pub mod clients;
+pub mod console;
 pub mod engines;
 pub mod exporter;
 pub mod metrics;
 pub mod protocol;
 pub mod replay;
 pub mod report;
+pub mod results;
 pub mod scenario;
 pub mod workload;

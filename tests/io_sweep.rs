@@ -3,7 +3,8 @@
 
 use std::sync::atomic::AtomicBool;
 
-use drivebench::report::sweeps::{self, SweepReport};
+use drivebench::report::sweeps;
+use drivebench::results::sweeps::SweepReport;
 use drivebench_core::curve::CurveSpec;
 use drivebench_system::io::sweep::{PointKind, SweepSpec, run_sweep};
 use drivebench_system::io::{

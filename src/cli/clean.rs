@@ -9,9 +9,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{CliError, EXIT_OK};
+use crate::console::stdout_text;
 use crate::engines::EngineKind;
 use crate::engines::server::owner::running_server;
-use crate::report::live::stdout_text;
 use crate::scenario::sweep::DEFAULT_FILE;
 use drivebench_core::config::units::format_bytes;
 use drivebench_system::target::leftovers::{self, Found, Leftover};

@@ -6,11 +6,13 @@
 //! started or attached in `servers`. `recheck` the TPC-C consistency checks run again on a
 //! finished run's instances (`drivebench check`); `sweeps` the synthetic I/O sweeps that follow
 //! the phases; `db_curve` runs a `[[curve]]` after the phases with the same clients;
-//! `preflight` what can be known before anything starts.
+//! `preflight` what can be known before anything starts; `lifecycle` a run from its run
+//! directory to its rendered results, around all of these.
 
 pub mod capture;
 mod db_curve;
 mod ending;
+pub mod lifecycle;
 mod load;
 mod measure;
 mod phases;
@@ -18,6 +20,7 @@ pub mod prebuilt;
 pub mod preflight;
 pub mod recheck;
 pub mod servers;
+mod signals;
 mod stall;
 mod start_at;
 mod steady;
@@ -32,11 +35,12 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::console::Console;
 use crate::engines::server::Server;
 use crate::engines::{BoxFuture, Connector, Embedded, EngineVisitor, dispatch};
 use crate::report::RunDir;
-use crate::report::live::Console;
-use crate::report::result::{InstanceReport, RunReport, RunStatus};
+use crate::results::run::{InstanceReport, RunReport};
+use crate::results::status::RunStatus;
 use crate::scenario::Plan;
 use crate::scenario::plan::Benchmark;
 use crate::scenario::plan::DbPlan;
@@ -52,7 +56,7 @@ pub struct InstanceExtras {
     /// Effective server variables worth keeping with the results.
     pub variables: BTreeMap<String, String>,
     /// Where its data was copied from (`prebuilt_dir`).
-    pub prebuilt: Option<crate::report::result::CopyReport>,
+    pub prebuilt: Option<crate::results::run::CopyReport>,
     /// The URL its clients connect to (server engines; never with a password).
     pub url: Option<String>,
     /// The process of a private server (its CPU and memory are sampled with the run's).

@@ -5,8 +5,8 @@
 use std::time::{Duration, SystemTime};
 
 use super::{Ending, RunCtx};
-use crate::report::clock::{ClockReport, ClockState, StartAtReport};
 use drivebench_core::config::units::{format_seconds, format_utc_ms};
+use drivebench_system::telemetry::clock::{ClockReport, ClockState, StartAtReport};
 
 /// Wait for the run's start instant, if any (`Ending::Interrupted` when cancelled while
 /// waiting). What is returned completes the clock record once the phases start ([`started`]).

@@ -12,9 +12,9 @@ use tokio::sync::mpsc;
 
 use super::telemetry::Probe;
 use super::{Ending, RunCtx, Stage};
+use crate::console::Console;
 use crate::report::OutputError;
-use crate::report::live::Console;
-use crate::report::sweeps::{PointDevice, SweepReport};
+use crate::results::sweeps::{PointDevice, SweepReport};
 use crate::scenario::Plan;
 use crate::scenario::sweep::{PlanSweep, SweepTarget};
 use drivebench_core::config::units::format_bytes;

@@ -3,6 +3,7 @@
 
 use super::curves::*;
 use crate::metrics::summary::Latency;
+use crate::results::curves::*;
 use drivebench_core::curve::SloResult;
 use drivebench_core::curve::backlog::Backlog;
 

@@ -7,9 +7,12 @@
 
 use std::fmt::Write;
 
-use super::result::{PhaseReport, RunReport, RunStatus};
+use crate::results::phase::PhaseReport;
+
 use super::svg::{Chart, Scale, Series, escape, render};
-use crate::report::result::Level;
+use crate::results::finding::Level;
+use crate::results::run::RunReport;
+use crate::results::status::RunStatus;
 use crate::scenario::plan::Benchmark;
 use drivebench_core::config::units::format_bytes;
 use drivebench_core::config::units::format_seconds;
@@ -79,14 +82,11 @@ pub fn page(r: &RunReport) -> String {
 }
 
 fn header(s: &mut String, r: &RunReport) {
-    let (class, status) = match r.status {
-        RunStatus::Complete => ("ok", "complete".to_string()),
+    let (class, status) = match &r.status {
+        RunStatus::Complete { .. } => ("ok", "complete".to_string()),
         RunStatus::Running => ("bad", "partial (still running when written)".into()),
-        RunStatus::Failed => (
-            "bad",
-            format!("failed: {}", r.error.as_deref().unwrap_or("unknown error")),
-        ),
-        RunStatus::Interrupted => ("bad", "interrupted (partial results)".into()),
+        RunStatus::Failed { error } => ("bad", format!("failed: {error}")),
+        RunStatus::Interrupted { .. } => ("bad", "interrupted (partial results)".into()),
     };
     let _ = write!(
         s,
@@ -165,39 +165,8 @@ fn summary_table(s: &mut String, ph: &PhaseReport) {
         "not recorded"
     };
     let partial = if ph.completed { "" } else { ", stopped early" };
-    let _ = write!(
-        s,
-        "<h2>{} ({kind}, {dur}{partial})</h2><table><tr><th>instance</th><th>TPS</th><th>QPS</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th><th>retries</th><th>failed</th></tr>",
-        escape(&ph.name)
-    );
-    let line = |s: &mut String, name: &str, m: &crate::metrics::summary::Summary, class: &str| {
-        let cells: Vec<String> = super::summary_cells(m)
-            .iter()
-            .map(|c| format!("<td>{c}</td>"))
-            .collect();
-        let _ = write!(
-            s,
-            "<tr class=\"{class}\"><td>{}</td>{}</tr>",
-            escape(name),
-            cells.concat()
-        );
-    };
-    for i in &ph.per_instance {
-        line(s, &i.instance, &i.summary, "");
-    }
-    line(s, "total", &ph.summary, "total");
-    s.push_str("</table>");
-    if let Some(note) = super::attempts_note(&ph.summary) {
-        let _ = write!(s, "<p>{}</p>", escape(&note));
-    }
-    if ph.per_instance.len() > 1 {
-        let m = &ph.mean_of_instances;
-        let _ = write!(
-            s,
-            "<p>Mean of instances (review style): avg {:.3} ms, p99 {:.3} ms.</p>",
-            m.latency_avg_ms, m.latency_p99_ms
-        );
-    }
+    let _ = write!(s, "<h2>{} ({kind}, {dur}{partial})</h2>", escape(&ph.name));
+    super::table::html(s, &super::phase_table(ph));
 }
 
 /// TPS per instance and in total, and latency, against time since the clock started.
@@ -212,7 +181,7 @@ fn over_time(s: &mut String, r: &RunReport) {
         .map(|p| (p.start_offset_s, p.name.clone()))
         .collect();
     let names: Vec<&str> = r.instances.iter().map(|i| i.name.as_str()).collect();
-    let per = |f: &dyn Fn(&super::result::SeriesRow) -> f64, name: &str| Series {
+    let per = |f: &dyn Fn(&crate::results::phase::SeriesRow) -> f64, name: &str| Series {
         name: name.to_string(),
         points: rows
             .iter()

@@ -5,9 +5,10 @@
 
 use std::fmt::Write;
 
-use super::result::RunReport;
 use super::svg::{Series, escape, render};
-use super::telemetry::{PhaseTelemetry, bound_name, drive_line, host_line};
+use super::telemetry::{drive_line, host_line};
+use crate::results::run::RunReport;
+use crate::results::telemetry::{PhaseTelemetry, bound_name};
 use drivebench_system::telemetry::IntervalTelemetry;
 
 /// The verdict of a recorded phase, as a short block.
@@ -15,24 +16,12 @@ pub(super) fn verdict(s: &mut String, t: &PhaseTelemetry) {
     let v = &t.verdict;
     let _ = write!(
         s,
-        "<p><b>What limited it: {}</b> — {}</p><table><tr><th>figure</th><th>value</th><th>threshold</th></tr>",
+        "<p><b>What limited it: {}</b> — {}</p>",
         bound_name(v.bound),
         escape(&v.reason)
     );
-    for f in &v.deciding {
-        let limit = f
-            .threshold
-            .map_or("-".into(), |x| format!("{x:.1} {}", f.unit));
-        let _ = write!(
-            s,
-            "<tr><td>{}</td><td>{:.1} {}</td><td>{}</td></tr>",
-            escape(&f.name),
-            f.value,
-            escape(&f.unit),
-            escape(&limit)
-        );
-    }
-    s.push_str("</table><ul>");
+    super::table::html(s, &super::telemetry::deciding(t));
+    s.push_str("<ul>");
     for (what, line) in [("Drive", drive_line(t)), ("Host", host_line(&t.summary))] {
         if let Some(line) = line {
             let _ = write!(s, "<li>{what}: {}</li>", escape(&line));

@@ -3,7 +3,10 @@
 
 use std::fmt::Write;
 
-use super::result::{PhaseReport, RunReport, RunStatus};
+use crate::results::phase::PhaseReport;
+
+use crate::results::run::RunReport;
+use crate::results::status::RunStatus;
 use drivebench_core::config::units::format_bytes;
 use drivebench_core::config::units::{format_count, format_seconds};
 
@@ -31,7 +34,7 @@ pub fn summary(r: &RunReport) -> String {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
     if let Some(m) = &r.merge {
-        super::merge::model::markdown(&mut s, m);
+        super::merge::markdown::markdown(&mut s, m);
     }
     super::server_settings::markdown(&mut s, &r.instances);
     super::curves::markdown(&mut s, &r.curves);
@@ -48,11 +51,11 @@ pub fn summary(r: &RunReport) -> String {
 
 /// The run's list items: status, start, target (and its device), host, engine.
 fn run_lines(s: &mut String, r: &RunReport) {
-    let status = match r.status {
-        RunStatus::Complete => "complete".to_string(),
+    let status = match &r.status {
+        RunStatus::Complete { .. } => "complete".to_string(),
         RunStatus::Running => "running (partial results)".to_string(),
-        RunStatus::Failed => format!("failed: {}", r.error.as_deref().unwrap_or("unknown error")),
-        RunStatus::Interrupted => "interrupted (partial results)".to_string(),
+        RunStatus::Failed { error } => format!("failed: {error}"),
+        RunStatus::Interrupted { .. } => "interrupted (partial results)".to_string(),
     };
     let _ = writeln!(s, "- Status: {status}");
     let _ = writeln!(
@@ -160,55 +163,20 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
     let dur = format_seconds(ph.summary.seconds);
     let partial = if ph.completed { "" } else { ", stopped early" };
     let _ = writeln!(s, "\n## {} ({kind}, {dur}{partial})\n", ph.name);
-    let _ = writeln!(
-        s,
-        "| instance | TPS | QPS | avg latency (ms) | p95 (ms) | p99 (ms) | max (ms) | retries | failed |"
-    );
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for i in &ph.per_instance {
-        let _ = writeln!(
-            s,
-            "| {} | {} |",
-            i.instance,
-            super::summary_cells(&i.summary).join(" | ")
-        );
-    }
+    super::table::markdown(s, &super::phase_table(ph));
     let t = &ph.summary;
-    let _ = writeln!(
-        s,
-        "| **total** | **{:.2}** | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} |",
-        t.tps,
-        t.qps,
-        t.latency_ms.avg,
-        t.latency_ms.p95,
-        t.latency_ms.p99,
-        t.latency_ms.max,
-        t.retries,
-        t.failed
-    );
-    if ph.per_instance.len() > 1 {
-        let m = &ph.mean_of_instances;
-        let _ = writeln!(
-            s,
-            "| mean of instances (review style) | | | {:.3} | | {:.3} | | | |",
-            m.latency_avg_ms, m.latency_p99_ms
-        );
-    }
     let _ = writeln!(
         s,
         "\n{} transactions, {} queries (r/w/o {}/{}/{}). Total latency figures come from merged histograms.",
         t.transactions, t.queries.total, t.queries.reads, t.queries.writes, t.queries.other
     );
-    if let Some(note) = super::attempts_note(t) {
-        let _ = writeln!(s, "{note}");
-    }
     if let Some(tp) = &ph.tpcc {
         tpcc_section(s, ph, tp);
     }
 }
 
 /// Per-kind figures and the TPC-C-like headline of a phase.
-fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
+fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &crate::results::tpcc::TpccPhase) {
     let _ = writeln!(
         s,
         "
@@ -241,7 +209,7 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
             k.retries
         );
     }
-    let committed = super::tpcc::committed_text(tp);
+    let committed = crate::results::tpcc::committed_text(tp);
     let nopm = tp
         .nopm
         .map(|n| format!(", NOPM {n:.0}"))
@@ -263,7 +231,7 @@ TPC-C-like (not audited): tpmC {:.0}{committed}{nopm}{eff}; {}; mix minimums ({}
         let _ = writeln!(
             s,
             "Isolation (read back): {}.",
-            super::tpcc::isolation_text(tp)
+            crate::results::tpcc::isolation_text(tp)
         );
     }
     if let Some(d) = &tp.delivery_skips {

@@ -1,38 +1,35 @@
-//! Outputs of a run, all derived from `RunReport`: result.json (written atomically, also after
-//! every phase), series.csv (appended as intervals close), summary.md, report.html (inline SVG
-//! charts, self-contained), the server settings in effect both show, and the live console.
+//! Outputs of a run, all rendered from the results model (`crate::results`): result.json
+//! (written atomically, also after every phase), series.csv (appended as intervals close),
+//! summary.md, report.html (inline SVG charts, self-contained), the server settings in effect
+//! both show, compare and merge.
 
-pub mod clock;
 pub mod compare;
 pub mod curves;
 #[cfg(test)]
 mod curves_tests;
-pub mod host;
 pub mod html;
 mod html_curves;
 mod html_telemetry;
 mod html_tpcc;
-pub mod live;
 pub mod markdown;
 pub mod merge;
 pub mod replay;
-pub mod result;
 pub mod server_settings;
 pub mod stats;
-pub mod steady;
 pub mod svg;
 pub mod sweeps;
+pub mod table;
 pub mod telemetry;
-pub mod tpcc;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use result::SeriesRow;
+use crate::results::phase::{PhaseReport, SeriesRow};
+use crate::results::table::{Column, Table};
+use crate::results::{ReadError, RunReport, read_result};
 
 use drivebench_system::telemetry::IntervalTelemetry;
-pub use result::{OLDEST_SCHEMA_VERSION, RunReport, SCHEMA_VERSION};
 
 pub const PLAN_FILE: &str = "plan.json";
 pub const RESULT_FILE: &str = "result.json";
@@ -49,29 +46,6 @@ pub struct OutputError {
     pub path: String,
     #[source]
     pub source: std::io::Error,
-}
-
-/// A result.json that could not be read: which file, and why.
-#[derive(Debug, thiserror::Error)]
-#[error("{path}: {cause}")]
-pub struct ReadError {
-    pub path: String,
-    #[source]
-    pub cause: ReadCause,
-}
-
-/// Why a result.json could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadCause {
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-    #[error("not a drivebench result: {0}")]
-    NotAResult(#[from] serde_json::Error),
-    /// The file's schema_version, which this build does not read.
-    #[error(
-        "schema_version {0} is not supported (this drivebench reads {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION})"
-    )]
-    Schema(u32),
 }
 
 /// Why `regenerate` failed: the run's result.json could not be read (the run directory given
@@ -91,24 +65,46 @@ fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     }
 }
 
-/// A phase summary's row in the summary tables: TPS, QPS, avg, p95, p99, max (ms), failed
-/// attempts retried, transactions failed.
-pub fn summary_cells(m: &crate::metrics::summary::Summary) -> [String; 8] {
-    [
-        format!("{:.2}", m.tps),
-        format!("{:.2}", m.qps),
-        format!("{:.3}", m.latency_ms.avg),
-        format!("{:.3}", m.latency_ms.p95),
-        format!("{:.3}", m.latency_ms.p99),
-        format!("{:.3}", m.latency_ms.max),
-        m.retries.to_string(),
-        m.failed.to_string(),
-    ]
+/// A phase's table: per instance and in total TPS, QPS, avg, p95, p99, max (ms), failed
+/// attempts retried, transactions failed; notes: with more than one instance the reviews'
+/// mean of instances, and what failed attempts came to.
+pub fn phase_table(ph: &PhaseReport) -> Table {
+    let figures = [
+        "TPS", "QPS", "avg ms", "p95 ms", "p99 ms", "max ms", "retries", "failed",
+    ];
+    let columns = std::iter::once(Column::left("instance"));
+    let mut t = Table::new(columns.chain(figures.map(Column::right)).collect());
+    let cells = |name: &str, m: &crate::metrics::summary::Summary| {
+        let figures = [
+            format!("{:.2}", m.tps),
+            format!("{:.2}", m.qps),
+            format!("{:.3}", m.latency_ms.avg),
+            format!("{:.3}", m.latency_ms.p95),
+            format!("{:.3}", m.latency_ms.p99),
+            format!("{:.3}", m.latency_ms.max),
+            m.retries.to_string(),
+            m.failed.to_string(),
+        ];
+        std::iter::once(name.to_string()).chain(figures).collect()
+    };
+    for i in &ph.per_instance {
+        t.row(cells(&i.instance, &i.summary));
+    }
+    t.total(cells("total", &ph.summary));
+    if ph.per_instance.len() > 1 {
+        let m = &ph.mean_of_instances;
+        t.notes.push(format!(
+            "Mean of instances (review style): avg {:.3} ms, p99 {:.3} ms.",
+            m.latency_avg_ms, m.latency_p99_ms
+        ));
+    }
+    t.notes.extend(attempts_note(&ph.summary));
+    t
 }
 
 /// What the failed attempts of a phase came to, apart: those retried until their transaction
 /// committed, and transactions given up; `None` without failed attempts.
-pub fn attempts_note(m: &crate::metrics::summary::Summary) -> Option<String> {
+fn attempts_note(m: &crate::metrics::summary::Summary) -> Option<String> {
     if m.errors == 0 {
         return None;
     }
@@ -260,27 +256,13 @@ fn finish_files(dir: &Path, report: &RunReport) -> Result<(), OutputError> {
 pub fn close_aborted(dir: &Path, why: &str) -> Result<(), RegenerateError> {
     let writing = lock_results();
     let mut report = read_result(&dir.join(RESULT_FILE))?;
-    report.status = result::RunStatus::Interrupted;
-    report.complete = false;
+    report.status = crate::results::status::RunStatus::Interrupted {
+        why: Some(why.to_string()),
+    };
     report.finished_at = Some(drivebench_core::config::units::utc_now());
-    report.error = Some(why.to_string());
     finish_files(dir, &report)?;
     std::mem::forget(writing);
     Ok(())
-}
-
-/// Read and check a result.json.
-pub fn read_result(path: &Path) -> Result<RunReport, ReadError> {
-    let fail = |cause: ReadCause| ReadError {
-        path: path.display().to_string(),
-        cause,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(e.into()))?;
-    let report: RunReport = serde_json::from_str(&text).map_err(|e| fail(e.into()))?;
-    if !(OLDEST_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&report.schema_version) {
-        return Err(fail(ReadCause::Schema(report.schema_version)));
-    }
-    Ok(report)
 }
 
 /// The recorded phases whose stored latency histogram cannot be read (corrupt or cut short),

@@ -4,21 +4,14 @@
 //! instance runs with the same settings and a column per instance when they differ.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
-use super::result::InstanceReport;
-use super::svg::escape;
+use crate::results::run::InstanceReport;
+use crate::results::table::{Column, Table};
 use drivebench_core::config::units::format_bytes;
 
-/// The settings as a table: column heads, then per setting its value in each column.
-#[derive(Debug, PartialEq)]
-pub struct SettingsTable {
-    pub heads: Vec<String>,
-    pub rows: Vec<(String, Vec<String>)>,
-}
-
-/// The table of `instances`' settings; `None` when no instance reported any (SQLite).
-pub fn table(instances: &[InstanceReport]) -> Option<SettingsTable> {
+/// The table of `instances`' settings: "setting", then a column per distinct set of values,
+/// a row per setting; `None` when no instance reported any (SQLite).
+pub fn table(instances: &[InstanceReport]) -> Option<Table> {
     let with: Vec<&InstanceReport> = instances
         .iter()
         .filter(|i| !i.variables.is_empty())
@@ -36,20 +29,19 @@ pub fn table(instances: &[InstanceReport]) -> Option<SettingsTable> {
     let mut keys: Vec<&String> = with.iter().flat_map(|i| i.variables.keys()).collect();
     keys.sort();
     keys.dedup();
-    let rows = keys
-        .into_iter()
-        .map(|k| {
-            let values = columns
-                .iter()
-                .map(|(_, vars)| vars.get(k).map_or("-".to_string(), |v| readable(k, v)))
-                .collect();
-            (k.clone(), values)
-        })
-        .collect();
-    Some(SettingsTable {
-        heads: columns.into_iter().map(|(h, _)| h).collect(),
-        rows,
-    })
+    let heads = std::iter::once(Column::left("setting"));
+    let mut t = Table::new(
+        heads
+            .chain(columns.iter().map(|(h, _)| Column::left(h)))
+            .collect(),
+    );
+    for k in keys {
+        let values = columns
+            .iter()
+            .map(|(_, vars)| vars.get(k).map_or("-".to_string(), |v| readable(k, v)));
+        t.row(std::iter::once(k.clone()).chain(values).collect());
+    }
+    Some(t)
 }
 
 /// A value as the server gave it, with a byte count of a `..._size` setting also in binary
@@ -68,15 +60,8 @@ pub fn markdown(s: &mut String, instances: &[InstanceReport]) {
     let Some(t) = table(instances) else {
         return;
     };
-    let _ = writeln!(
-        s,
-        "\n## Server settings in effect\n\n| setting | {} |",
-        t.heads.join(" | ")
-    );
-    let _ = writeln!(s, "|---|{}", "---|".repeat(t.heads.len()));
-    for (key, values) in &t.rows {
-        let _ = writeln!(s, "| {key} | {} |", values.join(" | "));
-    }
+    s.push_str("\n## Server settings in effect\n\n");
+    super::table::markdown(s, &t);
 }
 
 /// The same section of report.html.
@@ -84,19 +69,8 @@ pub fn html(s: &mut String, instances: &[InstanceReport]) {
     let Some(t) = table(instances) else {
         return;
     };
-    s.push_str("<h2>Server settings in effect</h2><table><tr><th>setting</th>");
-    for h in &t.heads {
-        let _ = write!(s, "<th class=\"l\">{}</th>", escape(h));
-    }
-    s.push_str("</tr>");
-    for (key, values) in &t.rows {
-        let _ = write!(s, "<tr><td>{}</td>", escape(key));
-        for v in values {
-            let _ = write!(s, "<td class=\"l\">{}</td>", escape(v));
-        }
-        s.push_str("</tr>");
-    }
-    s.push_str("</table>");
+    s.push_str("<h2>Server settings in effect</h2>");
+    super::table::html(s, &t);
 }
 
 #[cfg(test)]
@@ -126,18 +100,13 @@ mod tests {
             ("innodb_flush_method", "O_DIRECT"),
         ];
         let t = table(&[instance("mariadb-1", &vars), instance("mariadb-2", &vars)]).unwrap();
-        assert_eq!(t.heads, ["all 2 instances"]);
+        assert_eq!(t.columns[1], Column::left("all 2 instances"));
+        let rows: Vec<&[String]> = t.rows.iter().map(|r| &r.cells[..]).collect();
         assert_eq!(
-            t.rows,
+            rows,
             [
-                (
-                    "innodb_buffer_pool_size".to_string(),
-                    vec!["134217728 (128.0 MiB)".to_string()]
-                ),
-                (
-                    "innodb_flush_method".to_string(),
-                    vec!["O_DIRECT".to_string()]
-                ),
+                ["innodb_buffer_pool_size", "134217728 (128.0 MiB)"],
+                ["innodb_flush_method", "O_DIRECT"],
             ]
         );
     }
@@ -149,8 +118,9 @@ mod tests {
             instance("b", &[("fsync", "off"), ("wal_sync_method", "fdatasync")]),
         ])
         .unwrap();
-        assert_eq!(t.heads, ["a", "b"]);
-        assert_eq!(t.rows[1].1, ["-", "fdatasync"]);
+        let heads: Vec<&str> = t.columns.iter().map(|c| c.head.as_str()).collect();
+        assert_eq!(heads, ["setting", "a", "b"]);
+        assert_eq!(t.rows[1].cells, ["wal_sync_method", "-", "fdatasync"]);
         assert_eq!(table(&[instance("sqlite-1", &[])]), None);
     }
 }

@@ -6,8 +6,9 @@
 
 use serde::Serialize;
 
-use crate::report::curves::PointKind;
-use crate::report::result::{PhaseReport, RunReport};
+use crate::results::curves::PointKind;
+use crate::results::phase::PhaseReport;
+use crate::results::run::RunReport;
 use drivebench_core::curve::SloResult;
 
 /// One run as compared: where it came from and the figures of its recorded phase.
@@ -48,7 +49,7 @@ impl RunEntry {
             source: source.to_string(),
             scenario: r.plan.name.clone(),
             started_at: r.started_at.clone(),
-            complete: r.complete,
+            complete: r.status.is_complete(),
             instances: r.instances.len(),
             phase: phase.map_or_else(|| "- (sweeps only)".into(), |p| p.name.clone()),
             tps: phase.map_or(0.0, |p| p.summary.tps),

@@ -3,7 +3,7 @@
 //! else the settings that differ, else the start time ("vda 256.0 GiB (started 02:27:12Z)").
 
 use super::settings::{differing_keys, facts, value_of};
-use crate::report::result::RunReport;
+use crate::results::run::RunReport;
 use drivebench_core::config::units::format_bytes;
 
 /// The drive's model and capacity, else where the run was read.

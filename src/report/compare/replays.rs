@@ -14,9 +14,9 @@ use serde::Serialize;
 
 use crate::capture::FileClass;
 use crate::replay::ReplayReport;
-use crate::report::result::RunReport;
 use crate::report::svg::escape;
-use crate::report::telemetry::bound_name;
+use crate::results::run::RunReport;
+use crate::results::telemetry::bound_name;
 use drivebench_core::histogram::{decode, new_histogram};
 use drivebench_system::telemetry::{Bound, Verdict};
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::report::result::RunReport;
+use crate::results::run::RunReport;
 use crate::scenario::plan::{DatabaseRun, TpccOptions};
 use drivebench_core::config::units::{format_bytes, format_duration};
 

@@ -5,17 +5,19 @@
 //! checks listed. The reviews' mean of per-instance figures stays, labelled, beside them.
 //! Load curves and sweeps are kept per host, not merged.
 
-pub mod model;
+pub mod markdown;
 
-use model::{HostPhase, MergeReport, MergedHost, MergedPhase, RULES};
+use crate::results::merge::{HostPhase, MergeReport, MergedHost, MergedPhase, RULES};
 
-use super::clock::ClockState;
-use super::result::{InstancePhase, PhaseReport, RunReport, RunStatus, SeriesRow};
 use crate::metrics::Recorded;
 use crate::metrics::rebuild::{PhaseHistograms, RebuildError, rebuild};
 use crate::metrics::summary::{MeanOfInstances, Summary};
+use crate::results::phase::{InstancePhase, PhaseReport, SeriesRow};
+use crate::results::run::RunReport;
+use crate::results::status::{RunStatus, StatusName};
 use crate::scenario::plan::Benchmark;
 use drivebench_core::config::units::parse_utc;
+use drivebench_system::telemetry::clock::ClockState;
 
 /// A host's run to merge.
 pub struct HostRun {
@@ -223,8 +225,8 @@ fn merged_hosts(hosts: &[HostRun], skew: &[f64]) -> Vec<MergedHost> {
                 label: h.label.clone(),
                 run_dir: h.run_dir.clone(),
                 hostname: h.report.environment.host.hostname.clone(),
-                complete: h.report.complete,
-                error: h.report.error.clone(),
+                complete: h.report.status.is_complete(),
+                error: h.report.status.error().map(str::to_string),
                 phases_started_at: clock
                     .map(|c| c.phases_started_at.clone())
                     .unwrap_or_default(),
@@ -363,8 +365,8 @@ fn merged_tpcc(
     hosts: &[HostRun],
     parts: &[(&HostRun, &PhaseReport, f64)],
     summary: &Summary,
-) -> Option<super::tpcc::TpccPhase> {
-    let figures: Vec<&super::tpcc::TpccPhase> =
+) -> Option<crate::results::tpcc::TpccPhase> {
+    let figures: Vec<&crate::results::tpcc::TpccPhase> =
         parts.iter().filter_map(|p| p.1.tpcc.as_ref()).collect();
     if figures.len() != parts.len() {
         return None;
@@ -375,16 +377,15 @@ fn merged_tpcc(
     let isolation: Vec<_> = parts
         .iter()
         .flat_map(|(h, p, _)| {
-            p.tpcc
-                .iter()
-                .flat_map(|t| &t.isolation)
-                .map(|i| super::tpcc::InstanceIsolation {
+            p.tpcc.iter().flat_map(|t| &t.isolation).map(|i| {
+                crate::results::tpcc::InstanceIsolation {
                     instance: prefixed(&h.label, &i.instance),
                     ..i.clone()
-                })
+                }
+            })
         })
         .collect();
-    let mut t = super::tpcc::phase_figures(
+    let mut t = crate::results::tpcc::phase_figures(
         summary,
         opts,
         db.workload.clients,
@@ -431,11 +432,7 @@ fn combined_report(hosts: &[HostRun], earliest: usize, mut warnings: Vec<String>
     r.device_stack = None;
     r.capture = None;
     r.replay = None;
-    r.status = worst_status(hosts);
-    r.complete = hosts.iter().all(|h| h.report.complete);
-    r.error = hosts
-        .iter()
-        .find_map(|h| h.report.error.as_ref().map(|e| format!("{}: {e}", h.label)));
+    r.status = merged_status(hosts);
     r.started_at = hosts
         .iter()
         .map(|h| h.report.started_at.clone())
@@ -454,8 +451,9 @@ fn combined_report(hosts: &[HostRun], earliest: usize, mut warnings: Vec<String>
 
 /// Every host's instances, plan instances, checks and findings, named by their host.
 fn renamed(r: &mut RunReport, hosts: &[HostRun]) {
-    use super::result::{Finding, InstanceReport};
-    use super::tpcc::InstanceCheck;
+    use crate::results::finding::Finding;
+    use crate::results::run::InstanceReport;
+    use crate::results::tpcc::InstanceCheck;
     use crate::scenario::plan::PlanInstance;
     fn all<T, U>(
         hosts: &[HostRun],
@@ -512,19 +510,33 @@ fn planned_instances(h: &HostRun) -> &[crate::scenario::plan::PlanInstance] {
         .map_or(&[], |d| &d.instances)
 }
 
-/// The worst of the hosts' statuses: failed, then interrupted, then running, then complete.
-fn worst_status(hosts: &[HostRun]) -> RunStatus {
-    let rank = |s: RunStatus| match s {
-        RunStatus::Failed => 3,
-        RunStatus::Interrupted => 2,
-        RunStatus::Running => 1,
-        RunStatus::Complete => 0,
+/// The worst of the hosts' statuses (failed, then interrupted, then running, then complete),
+/// with the first host's error named by its label.
+fn merged_status(hosts: &[HostRun]) -> RunStatus {
+    let rank = |s: &StatusName| match s {
+        StatusName::Failed => 3,
+        StatusName::Interrupted => 2,
+        StatusName::Running => 1,
+        StatusName::Complete => 0,
     };
-    hosts
+    let error = hosts.iter().find_map(|h| {
+        let e = h.report.status.error()?;
+        Some(format!("{}: {e}", h.label))
+    });
+    let worst = hosts
         .iter()
-        .map(|h| h.report.status)
-        .max_by_key(|s| rank(*s))
-        .unwrap_or(RunStatus::Complete)
+        .map(|h| h.report.status.name())
+        .max_by_key(rank);
+    match worst.unwrap_or(StatusName::Complete) {
+        StatusName::Running => RunStatus::Running,
+        StatusName::Complete => RunStatus::Complete {
+            failed_checks: error,
+        },
+        StatusName::Failed => RunStatus::Failed {
+            error: error.unwrap_or_else(|| "unknown error".to_string()),
+        },
+        StatusName::Interrupted => RunStatus::Interrupted { why: error },
+    }
 }
 
 /// The label of each run directory: its `--label`, else its host name, else (host names
