@@ -12,24 +12,22 @@ use super::RunCtx;
 use super::stall::{LoadProgress, watch_load};
 use crate::engines::statements::NoStatements;
 use crate::engines::{Connector, EngineError};
-use crate::scenario::plan::{Benchmark, PrepareMode};
 use crate::scenario::plan::{DatabaseRun, DbPlan};
-use crate::workload::sysbench::Sysbench;
+use crate::workload::benchmark::Benchmark;
+use crate::workload::section::PrepareMode;
 use crate::workload::sysbench::load::{self as sysbench_load, LoadError, LoadReport};
 use crate::workload::tpcc::load::{self as tpcc_load, TpccLoadError};
 use crate::workload::tpcc::procs::TpccSqlError;
 use crate::workload::tpcc::schema as tpcc_schema;
-use crate::workload::tpcc::workload::{Tpcc, load_params, timestamp_now};
+use crate::workload::tpcc::workload::{load_params, timestamp_now};
 
 /// Statements each client connection prepares (sizes the servers' statement limits).
 pub fn statements_per_client(db: &DatabaseRun) -> usize {
-    let dialect = db.instances.first().map(|i| i.engine.dialect());
-    match (&db.workload.benchmark, dialect) {
-        (Benchmark::Sysbench { sysbench: o }, Some(dialect)) => {
-            Sysbench::new(o.clone(), dialect).statements_per_client()
-        }
-        _ => Tpcc::statements_per_client(),
-    }
+    db.instances.first().map_or(0, |i| {
+        db.workload
+            .benchmark
+            .statements_per_client(i.engine.dialect())
+    })
 }
 
 /// Why a load did not finish.

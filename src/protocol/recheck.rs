@@ -88,7 +88,7 @@ pub async fn recheck(r: &RunReport, only: &[String]) -> Result<Vec<InstanceCheck
     let Some(db) = &r.plan.database else {
         return Err(RecheckError::NotTpcc("a sweep".into()));
     };
-    let Some(tpcc) = db.workload.tpcc() else {
+    let Some(tpcc) = db.workload.benchmark.tpcc() else {
         return Err(RecheckError::NotTpcc(db.workload.describe()));
     };
     let known: Vec<&str> = db.instances.iter().map(|i| i.name.as_str()).collect();

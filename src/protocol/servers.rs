@@ -18,8 +18,9 @@ use crate::engines::{Engine, EngineError};
 use crate::report::live::Console;
 use crate::report::result::CopyReport;
 use crate::scenario::plan::DbPlan;
-use crate::scenario::plan::{PlanInstance, PrepareMode, Provision};
+use crate::scenario::plan::{PlanInstance, Provision};
 use crate::target::leftovers::{Kind, create_marked_dir};
+use crate::workload::section::PrepareMode;
 
 /// The password of an external instance, from `password_env` or `password_file`.
 pub fn password(inst: &PlanInstance) -> Result<Option<String>, PasswordError> {
@@ -34,7 +35,7 @@ pub fn password(inst: &PlanInstance) -> Result<Option<String>, PasswordError> {
 pub fn demand(plan: DbPlan<'_>) -> Demand {
     Demand {
         connections: plan.db.workload.connections(),
-        tables: plan.db.workload.tables(),
+        tables: plan.db.workload.benchmark.tables(),
         statements_per_client: super::statements_per_client(plan.db),
     }
 }

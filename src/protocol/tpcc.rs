@@ -13,7 +13,8 @@ use crate::engines::{Connector, EngineError, ErrorClass, Rows, Session, StmtId};
 use crate::report::result::PhaseReport;
 use crate::report::tpcc::{InstanceCheck, InstanceIsolation, phase_figures};
 use crate::scenario::plan::DbPlan;
-use crate::scenario::plan::{PlanInstance, PlanPhase, TpccOptions};
+use crate::scenario::plan::{PlanInstance, PlanPhase};
+use crate::workload::tpcc::options::TpccOptions;
 use crate::workload::tpcc::{check, schema};
 
 /// One session per instance that reads Σ D_NEXT_O_ID, and the isolation level read back from
@@ -155,7 +156,7 @@ async fn session_isolation<S: Session>(
     let answer = async {
         let st = isolation::statements(inst.engine.dialect())
             .map_err(|e| EngineError::fatal("DRIVEBENCH", e.to_string()))?;
-        if let Some(level) = plan.db.workload.tpcc().and_then(|t| t.isolation) {
+        if let Some(level) = plan.db.workload.benchmark.tpcc().and_then(|t| t.isolation) {
             isolation::set(session, &st, level).await?;
         }
         isolation::read_back(session, &st).await

@@ -12,7 +12,7 @@ use super::svg::{Chart, Scale, Series, escape, render};
 use crate::config::units::format_bytes;
 use crate::config::units::format_seconds;
 use crate::report::result::Level;
-use crate::scenario::plan::Benchmark;
+use crate::workload::benchmark::Benchmark;
 
 pub(super) const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 12px}\
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}\

@@ -10,14 +10,14 @@ use std::fmt::Write;
 use super::result::{PhaseReport, RunReport};
 use super::svg::escape;
 use super::tpcc::TpccPhase;
-use crate::scenario::plan::TpccPacing;
+use crate::workload::tpcc::options::TpccPacing;
 
 /// The TPC-C section: one part per recorded phase with TPC-C figures, then the checks.
 pub(super) fn section(s: &mut String, r: &RunReport) {
     let Some(w) = r.plan.database.as_ref().map(|d| &d.workload) else {
         return;
     };
-    let Some(opts) = w.tpcc() else {
+    let Some(opts) = w.benchmark.tpcc() else {
         return;
     };
     let scheduled = opts.pacing == TpccPacing::Spec || w.rate.is_some();

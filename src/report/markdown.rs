@@ -87,7 +87,7 @@ fn workload_lines(s: &mut String, r: &RunReport) {
             Some(rate) => format!("open model at {rate} tx/s per instance"),
             None => "closed loop".into(),
         };
-        match w.sysbench() {
+        match w.benchmark.sysbench() {
             Some(o) => {
                 let _ = writeln!(
                     s,

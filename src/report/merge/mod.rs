@@ -15,7 +15,7 @@ use crate::config::units::parse_utc;
 use crate::metrics::Recorded;
 use crate::metrics::rebuild::{PhaseHistograms, RebuildError, rebuild};
 use crate::metrics::summary::{MeanOfInstances, Summary};
-use crate::scenario::plan::Benchmark;
+use crate::workload::benchmark::Benchmark;
 
 /// A host's run to merge.
 pub struct HostRun {
@@ -370,7 +370,7 @@ fn merged_tpcc(
         return None;
     }
     let db = hosts[0].report.plan.database.as_ref()?;
-    let opts = db.workload.tpcc()?;
+    let opts = db.workload.benchmark.tpcc()?;
     let instances = hosts.iter().map(|h| h.report.instances.len()).sum();
     let isolation: Vec<_> = parts
         .iter()

@@ -18,9 +18,10 @@ use crate::engines::{
     BulkPath, BulkText, Connector, EngineError, Execution, Rows, Session, Statements, Value,
 };
 use crate::rng::Rng;
-use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
 use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::meta;
+use crate::workload::section::PrepareMode;
+use crate::workload::sysbench::options::{SysbenchOptions, SysbenchTest};
 
 /// Rows per multi-row INSERT, and per transaction on the INSERT path.
 const ROWS_PER_INSERT: u32 = 500;

@@ -4,13 +4,14 @@
 
 pub mod data;
 pub mod load;
+pub mod options;
 pub mod rand;
 
 use crate::engines::{Dialect, EngineError, Rows, Session, Statements, StmtId, Value};
 use crate::metrics::StatementCounts;
 use crate::rng::Rng;
-use crate::scenario::plan::{SysbenchOptions, SysbenchTest};
 use crate::workload::Workload;
+use crate::workload::sysbench::options::{SysbenchOptions, SysbenchTest};
 use rand::DefaultRand;
 
 /// The statements file of a SQL dialect.

@@ -3,7 +3,7 @@
 //! sysbench's (including its integer division in `special`), so the access skew matches.
 
 use crate::rng::Rng;
-use crate::scenario::plan::{RandType, SysbenchOptions};
+use crate::workload::sysbench::options::{RandType, SysbenchOptions};
 
 /// The default generator of a run (`sysbench.rand.default`).
 #[derive(Debug, Clone)]
@@ -130,7 +130,7 @@ impl Zipf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::plan::SysbenchTest;
+    use crate::workload::sysbench::options::SysbenchTest;
 
     fn opts(kind: RandType) -> SysbenchOptions {
         SysbenchOptions {

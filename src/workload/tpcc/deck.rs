@@ -13,7 +13,7 @@
 
 use super::Kind;
 use crate::rng::Rng;
-use crate::scenario::plan::TpccMix;
+use crate::workload::tpcc::options::TpccMix;
 
 /// Cards of each kind in one deck, in `Kind::index` order.
 pub const CARDS: [u32; 5] = [45, 43, 4, 4, 4];

@@ -12,6 +12,7 @@ pub mod deck;
 pub mod input;
 pub mod load;
 pub mod names;
+pub mod options;
 pub mod pacing;
 pub mod procs;
 pub mod rand;
