@@ -15,9 +15,14 @@
 //!   curve (`db_curve`), TPC-C's NOPM hooks and checks after the phases and again later
 //!   (`recheck`), the sweep step after the phases, preflight findings, and how a run ends
 //!   (`Ending`, `RunError`).
-//! - [`report`]: the result.json model, series.csv, sweeps.csv, curves.csv, summary.md,
-//!   report.html (hand-written SVG charts in `svg`), compare (md, html, json), TPC-C figures,
-//!   live console, host facts.
+//! - [`report`]: renderers of the results: series.csv, sweeps.csv, curves.csv, summary.md,
+//!   report.html (hand-written SVG charts in `svg`), compare (md, html, json), merge of several
+//!   hosts' runs, and the run directory those files are written to.
+//! - [`results`]: the results model: a run (`RunReport`, result.json), its phases, series rows
+//!   and preflight findings, and what the phase-closing computations fill in (telemetry and
+//!   verdict per phase, steady-state rounds, TPC-C figures and checks, load curves, sweeps);
+//!   the result.json reader.
+//! - [`console`]: the live console: progress bars, interval and closing lines.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
 //!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
 //!   that load curves steer; the `Fleet` of every instance's clients.
@@ -50,7 +55,8 @@
 //!   the private-server lifecycle on the target.
 //! - [`telemetry`]: a leaf that reads `/proc` and `/sys`: device counters at the physical
 //!   members under the target, host CPU, page cache, pressure and named processes, sampled at
-//!   instants, turned into interval and phase figures, and the bottleneck verdict.
+//!   instants, turned into interval and phase figures, and the bottleneck verdict; host facts
+//!   (`host_info`) and the host clock's state (`clock`).
 //! - Leaves, using no other module: [`curve`] (the sans-IO curve driver and SLO search shared by
 //!   I/O sweeps and database curves, the SNIA steady-state rule, a point's backlog judgement),
 //!   [`config`] (units, key paths, scenario errors, typed setting values), [`rng`] (a virtual
@@ -60,6 +66,7 @@ pub mod capture;
 pub mod cli;
 pub mod clients;
 pub mod config;
+pub mod console;
 pub mod curve;
 pub mod engines;
 pub mod exporter;
@@ -68,6 +75,7 @@ pub mod metrics;
 pub mod protocol;
 pub mod replay;
 pub mod report;
+pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod target;

@@ -8,7 +8,8 @@ use drivebench::io::sweep::{PointKind, SweepSpec, run_sweep};
 use drivebench::io::{
     Arrivals, DirectTarget, EngineChoice, Region, TargetSpec, open_target, profile,
 };
-use drivebench::report::sweeps::{self, SweepReport};
+use drivebench::report::sweeps;
+use drivebench::results::sweeps::SweepReport;
 
 /// Rate and elapsed-time assertions hold on a 2-core machine only when the I/O threads of one
 /// test do not share the cores with another's: the timed tests of this file run one at a time.

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use super::{CliError, EXIT_FAILED, EXIT_OK};
 use crate::protocol::recheck::recheck;
-use crate::report::result::RunStatus;
 use crate::report::{self, RESULT_FILE};
+use crate::results::run::RunStatus;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,7 +22,7 @@ pub struct Args {
 
 pub async fn check(args: Args) -> Result<i32, CliError> {
     let path = args.run_dir.join(RESULT_FILE);
-    let mut r = report::read_result(&path).map_err(|e| CliError::Invalid(e.to_string()))?;
+    let mut r = crate::results::read_result(&path).map_err(|e| CliError::Invalid(e.to_string()))?;
     if r.status == RunStatus::Running {
         return Err(CliError::Invalid(format!(
             "{}: the run is still running (or was killed before it finished); check it once it has ended",
@@ -39,13 +39,13 @@ pub async fn check(args: Args) -> Result<i32, CliError> {
     })?;
     for c in &checks {
         let verdict = if c.passed { "pass" } else { "FAIL" };
-        crate::report::live::stdout_text(&format!(
+        crate::console::stdout_text(&format!(
             "{verdict} {} {}: {}\n",
             c.instance, c.name, c.detail
         ));
     }
     let failed = checks.iter().filter(|c| !c.passed).count();
-    crate::report::live::stdout_text(&format!(
+    crate::console::stdout_text(&format!(
         "{} of {} checks passed{}\n",
         checks.len() - failed,
         checks.len(),
@@ -60,7 +60,7 @@ pub async fn check(args: Args) -> Result<i32, CliError> {
     r.checks = all;
     r.checked_at = Some(super::run::utc_now());
     if r.status == RunStatus::Complete {
-        r.error = report::tpcc::checks_error(&r.checks);
+        r.error = crate::results::tpcc::checks_error(&r.checks);
     }
     let write_err = |e: String| CliError::Failed(format!("writing results: {e}"));
     report::write_json(&path, &r).map_err(|e| write_err(e.to_string()))?;

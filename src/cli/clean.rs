@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use super::{CliError, EXIT_OK};
 use crate::config::units::format_bytes;
+use crate::console::stdout_text;
 use crate::engines::EngineKind;
 use crate::engines::server::owner::running_server;
-use crate::report::live::stdout_text;
 use crate::scenario::sweep::DEFAULT_FILE;
 use crate::target::leftovers::{self, Found, Leftover};
 

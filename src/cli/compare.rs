@@ -55,7 +55,7 @@ pub fn compare(args: Args) -> Result<i32, CliError> {
         eprintln!("warning: {why}");
     }
     let md = compare::markdown(&c);
-    crate::report::live::stdout_text(&md);
+    crate::console::stdout_text(&md);
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError::Failed(format!("{}: {e}", args.out.display())))?;
     let fail = |e: report::OutputError| CliError::Failed(e.to_string());

@@ -29,8 +29,8 @@ pub struct Args {
 
 pub fn docs(args: Args) -> Result<i32, CliError> {
     match args.page {
-        Page::Cli => crate::report::live::stdout_text(&cli_reference()),
-        Page::Scenario => crate::report::live::stdout_text(&scenario_reference()),
+        Page::Cli => crate::console::stdout_text(&cli_reference()),
+        Page::Scenario => crate::console::stdout_text(&scenario_reference()),
     }
     Ok(EXIT_OK)
 }

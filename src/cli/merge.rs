@@ -28,7 +28,7 @@ pub fn merge(args: Args) -> Result<i32, CliError> {
     let given = given_labels(&args)?;
     let mut reports = Vec::new();
     for dir in &args.run_dirs {
-        let r = report::read_result(&dir.join(RESULT_FILE))
+        let r = crate::results::read_result(&dir.join(RESULT_FILE))
             .map_err(|e| CliError::Invalid(e.to_string()))?;
         reports.push(r);
     }
@@ -60,9 +60,9 @@ pub fn merge(args: Args) -> Result<i32, CliError> {
     dir.finish(&merged)
         .map_err(|e| CliError::Failed(e.to_string()))?;
     report::regenerate(&args.out).map_err(|e| CliError::Failed(e.to_string()))?;
-    crate::report::live::stdout_text(&crate::report::markdown::summary(&merged));
+    crate::console::stdout_text(&crate::report::markdown::summary(&merged));
     for w in &merged.warnings {
-        crate::report::live::closing_line(&format!("warning: {w}"));
+        crate::console::closing_line(&format!("warning: {w}"));
     }
     Ok(EXIT_OK)
 }

@@ -228,7 +228,7 @@ pub async fn main(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            crate::report::live::closing_line(&format!("error: {e}"));
+            crate::console::closing_line(&format!("error: {e}"));
             e.exit_code()
         }
     }
@@ -268,7 +268,7 @@ pub(crate) fn stop_on_signal(
         let Some(name) = next_signal(&mut streams).await else {
             return;
         };
-        crate::report::live::closing_line(&format!(
+        crate::console::closing_line(&format!(
             "interrupted ({name}): {what} and writing partial results (again to abort at once)"
         ));
         cancel.cancel();
@@ -291,9 +291,9 @@ fn abort(signal: &str, kill_servers: bool, run_dir: &std::path::Path) -> ! {
         format!("aborted by a second {signal}")
     };
     if let Err(e) = crate::report::close_aborted(run_dir, &why) {
-        crate::report::live::stderr_line(&format!("error: closing the results: {e}"));
+        crate::console::stderr_line(&format!("error: closing the results: {e}"));
     }
-    crate::report::live::stderr_line(&format!("{why}; results in {}", run_dir.display()));
+    crate::console::stderr_line(&format!("{why}; results in {}", run_dir.display()));
     std::process::exit(EXIT_INTERRUPTED);
 }
 

@@ -26,14 +26,14 @@ pub async fn plan(args: Args) -> Result<i32, CliError> {
     if args.json {
         let text =
             serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))?;
-        crate::report::live::stdout_text(&format!("{text}\n"));
+        crate::console::stdout_text(&format!("{text}\n"));
         return Ok(EXIT_OK);
     }
     let mut findings = preflight::check(&plan);
     if let Some(db) = &plan.database {
         findings.extend(preflight::external_findings(db).await);
     }
-    crate::report::live::stdout_text(&render(&plan, &findings));
+    crate::console::stdout_text(&render(&plan, &findings));
     // The plan is valid, but this host cannot run it: exit 2, as `run` would.
     let missing =
         (plan.database.as_ref()).and_then(|db| preflight::missing_server(db, &plan.target_path));
@@ -47,7 +47,7 @@ fn dur(ms: u64) -> String {
     format_duration(Duration::from_millis(ms))
 }
 
-pub fn render(plan: &Plan, findings: &[preflight::Finding]) -> String {
+pub fn render(plan: &Plan, findings: &[crate::results::finding::Finding]) -> String {
     let mut s = String::new();
     header(&mut s, plan);
     if let Some(db) = &plan.database {

@@ -17,11 +17,11 @@ use tokio_util::sync::CancellationToken;
 use super::run::utc_now;
 use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use crate::capture::{Capture, Remap};
+use crate::console::Console;
 use crate::io::{DirectTarget, TargetKind, TargetSpec, open_target};
 use crate::replay::{ReplayOptions, ReplayReport, Timing};
-use crate::report::live::Console;
-use crate::report::result::{Environment, RunReport, RunStatus};
 use crate::report::{self, RunDir};
+use crate::results::run::{Environment, RunReport, RunStatus};
 use crate::scenario::plan::Plan;
 
 #[derive(Debug, clap::Args)]
@@ -343,7 +343,7 @@ async fn run_replay(
     let mut report = RunReport::start(
         replay_only_plan(&path),
         Environment {
-            host: crate::report::host::host_info(),
+            host: crate::telemetry::host_info::host_info(),
             target: target_info(&target),
         },
         Vec::new(),
@@ -418,15 +418,15 @@ fn record_outcome(
 /// The summary, the fidelity verdict and where the results are.
 fn print_closing(quiet: bool, report: &RunReport, dir: &RunDir, console: &Console) {
     if let Some(e) = &report.error {
-        crate::report::live::closing_line(&format!("error: {e}"));
+        crate::console::closing_line(&format!("error: {e}"));
     }
     if !quiet {
-        crate::report::live::closing_text(&crate::report::markdown::summary(report));
+        crate::console::closing_text(&crate::report::markdown::summary(report));
     }
     if let Some(r) = &report.replay {
         console.always(&format!("fidelity: {}", r.fidelity.verdict));
     }
-    crate::report::live::closing_text(&format!("\nResults: {}\n", dir.path.display()));
+    crate::console::closing_text(&format!("\nResults: {}\n", dir.path.display()));
 }
 
 enum Close {
@@ -486,7 +486,7 @@ fn replay_blocking(
     let say = |text: &str| {
         tracing::info!("{text}");
         if !quiet {
-            crate::report::live::stderr_line(text);
+            crate::console::stderr_line(text);
         }
     };
     if fill {

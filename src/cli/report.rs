@@ -16,9 +16,9 @@ pub fn report(args: Args) -> Result<i32, CliError> {
         RegenerateError::Read(e) => CliError::Invalid(e.to_string()),
         RegenerateError::Write(e) => CliError::Failed(e.to_string()),
     })?;
-    crate::report::live::stdout_text(&crate::report::markdown::summary(&r));
+    crate::console::stdout_text(&crate::report::markdown::summary(&r));
     for why in crate::report::unreadable_histograms(&r) {
-        crate::report::live::stderr_line(&format!("warning: {why}"));
+        crate::console::stderr_line(&format!("warning: {why}"));
     }
     Ok(EXIT_OK)
 }

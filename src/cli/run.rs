@@ -8,11 +8,11 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ScenarioArgs};
+use crate::console::Console;
 use crate::exporter::{LiveMetrics, serve};
 use crate::protocol::{self, Ending, preflight};
-use crate::report::live::Console;
-use crate::report::result::{Environment, RunReport, RunStatus};
 use crate::report::{self, RunDir};
+use crate::results::run::{Environment, RunReport, RunStatus};
 use crate::scenario::Plan;
 
 #[derive(Debug, clap::Args)]
@@ -64,12 +64,17 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
 
 /// Preflight, external servers' connection probes included: its findings, or exit 2 on the
 /// first error, before anything starts.
-async fn preflight_or_refuse(plan: &Plan) -> Result<Vec<preflight::Finding>, CliError> {
+async fn preflight_or_refuse(
+    plan: &Plan,
+) -> Result<Vec<crate::results::finding::Finding>, CliError> {
     let mut findings = preflight::check(plan);
     if let Some(db) = &plan.database {
         findings.extend(preflight::external_findings(db).await);
     }
-    match findings.iter().find(|f| f.level == preflight::Level::Error) {
+    match findings
+        .iter()
+        .find(|f| f.level == crate::results::finding::Level::Error)
+    {
         Some(f) => Err(CliError::Invalid(format!(
             "preflight: {}",
             f.message.replace("; `run` would refuse", "")
@@ -109,14 +114,14 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
         out.display()
     ));
     for f in &findings {
-        if f.level != preflight::Level::Ok {
+        if f.level != crate::results::finding::Level::Ok {
             console.line(&format!("{}: {}", f.level.as_str(), f.message));
         }
     }
     let mut report = RunReport::start(
         plan.clone(),
         Environment {
-            host: crate::report::host::host_info(),
+            host: crate::telemetry::host_info::host_info(),
             target: target_info,
         },
         findings,
@@ -147,10 +152,10 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     dir.finish(&report)
         .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
     if let Ending::Failed(e) = &ending {
-        crate::report::live::closing_line(&format!("error: {e}"));
+        crate::console::closing_line(&format!("error: {e}"));
     }
-    crate::report::live::closing_text(&crate::report::markdown::summary(&report));
-    crate::report::live::closing_text(&format!("\nResults: {}\n", out.display()));
+    crate::console::closing_text(&crate::report::markdown::summary(&report));
+    crate::console::closing_text(&format!("\nResults: {}\n", out.display()));
     Ok(code)
 }
 
@@ -184,7 +189,7 @@ pub(super) fn close(report: &mut RunReport, ending: &Ending) -> i32 {
         Ending::Complete => {
             report.status = RunStatus::Complete;
             report.complete = true;
-            report.error = crate::report::tpcc::checks_error(&report.checks);
+            report.error = crate::results::tpcc::checks_error(&report.checks);
             if report.error.is_none() {
                 EXIT_OK
             } else {

@@ -21,7 +21,7 @@ pub struct Args {
 pub fn schema_text(kind: Kind) -> String {
     let schema = match kind {
         Kind::Scenario => schemars::schema_for!(crate::scenario::ScenarioFile),
-        Kind::Result => schemars::schema_for!(crate::report::RunReport),
+        Kind::Result => schemars::schema_for!(crate::results::RunReport),
     };
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
@@ -29,6 +29,6 @@ pub fn schema_text(kind: Kind) -> String {
 }
 
 pub fn schema(args: Args) -> Result<i32, CliError> {
-    crate::report::live::stdout_text(&schema_text(args.kind));
+    crate::console::stdout_text(&schema_text(args.kind));
     Ok(EXIT_OK)
 }

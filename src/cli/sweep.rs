@@ -12,11 +12,11 @@ use tokio_util::sync::CancellationToken;
 use super::CliError;
 use super::run::utc_now;
 use crate::config::{Invalid, KeyPath};
+use crate::console::Console;
 use crate::io::{Arrivals, DirectTarget, EngineChoice, PROFILES, check_point};
 use crate::protocol::{self, Ending};
-use crate::report::live::Console;
-use crate::report::result::{Environment, RunReport};
 use crate::report::{self, RunDir};
+use crate::results::run::{Environment, RunReport};
 use crate::scenario::plan::Plan;
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, SweepTarget, resolve};
 use crate::target::{DeviceIdentity, TargetInfo};
@@ -302,7 +302,7 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
     let mut report = RunReport::start(
         plan.clone(),
         Environment {
-            host: crate::report::host::host_info(),
+            host: crate::telemetry::host_info::host_info(),
             target: info,
         },
         Vec::new(),
@@ -318,12 +318,12 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
     dir.finish(&report)
         .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
     if let Ending::Failed(e) = &ending {
-        crate::report::live::closing_line(&format!("error: {e}"));
+        crate::console::closing_line(&format!("error: {e}"));
     }
     if !args.quiet {
-        crate::report::live::closing_text(&crate::report::markdown::summary(&report));
+        crate::console::closing_text(&crate::report::markdown::summary(&report));
     }
-    crate::report::live::closing_text(&format!("\nResults: {}\n", out.display()));
+    crate::console::closing_text(&format!("\nResults: {}\n", out.display()));
     Ok(code)
 }
 

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
 
 use super::{CliError, EXIT_FAILED, EXIT_OK, ScenarioArgs};
+use crate::console::Console;
 use crate::engines::server::secret::{random_hex, save_password};
 use crate::protocol::preflight;
 use crate::protocol::up::{DownOutcome, UpRecord, UpRequest, down as stop_all, up as start_all};
-use crate::report::live::Console;
 
 /// The record of what `up` left running, in its directory.
 pub const UP_FILE: &str = "up.json";
@@ -48,7 +48,10 @@ pub async fn up(args: UpArgs) -> Result<i32, CliError> {
         ));
     };
     let findings = preflight::check(&plan);
-    if let Some(f) = findings.iter().find(|f| f.level == preflight::Level::Error) {
+    if let Some(f) = findings
+        .iter()
+        .find(|f| f.level == crate::results::finding::Level::Error)
+    {
         return Err(CliError::Invalid(format!("preflight: {}", f.message)));
     }
     let record_file = args.out.join(UP_FILE);
@@ -89,7 +92,7 @@ pub async fn up(args: UpArgs) -> Result<i32, CliError> {
     crate::report::write_atomic(&record_file, &text)
         .map_err(|e| CliError::Failed(e.to_string()))?;
     for i in &record.instances {
-        crate::report::live::stdout_text(&format!("{}: {} (pid {})\n", i.name, i.url, i.pid));
+        crate::console::stdout_text(&format!("{}: {} (pid {})\n", i.name, i.url, i.pid));
     }
     Ok(EXIT_OK)
 }
@@ -120,7 +123,7 @@ pub fn down(args: DownArgs) -> Result<i32, CliError> {
             }
             DownOutcome::NotRunning => format!("{name}: not running"),
         };
-        crate::report::live::stdout_text(&format!("{line}\n"));
+        crate::console::stdout_text(&format!("{line}\n"));
     }
     for f in [UP_FILE, PASSWORD_FILE] {
         let _ = std::fs::remove_file(args.dir.join(f));

@@ -14,19 +14,19 @@ use tokio_util::sync::CancellationToken;
 use super::telemetry::Telemetry;
 use super::{Ending, Reason, Stage};
 use crate::clients::fleet::{Fleet, Wake};
+use crate::console::Console;
 use crate::curve::backlog::Backlog;
 use crate::curve::{CurveDriver, PointOutcome, SloResult, Step};
 use crate::exporter::LiveMetrics;
 use crate::metrics::Recorded;
 use crate::metrics::summary::Summary;
 use crate::report::RunDir;
-use crate::report::curves::{
-    CurvePoint, CurveReport, InstancePoint, PointFigures, PointKind, instance_slo, point_line,
-    slo_line,
+use crate::report::curves::{point_line, slo_line};
+use crate::results::curves::{
+    CurvePoint, CurveReport, InstancePoint, PointFigures, PointKind, instance_slo,
 };
-use crate::report::live::Console;
-use crate::report::result::RunReport;
-use crate::report::telemetry::PhaseTelemetry;
+use crate::results::run::RunReport;
+use crate::results::telemetry::PhaseTelemetry;
 use crate::scenario::curve::PlanCurve;
 use crate::scenario::plan::DbPlan;
 use crate::telemetry::IntervalTelemetry;

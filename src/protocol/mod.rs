@@ -32,11 +32,11 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::console::Console;
 use crate::engines::server::Server;
 use crate::engines::{BoxFuture, Connector, Embedded, EngineVisitor, dispatch};
 use crate::report::RunDir;
-use crate::report::live::Console;
-use crate::report::result::{InstanceReport, RunReport, RunStatus};
+use crate::results::run::{InstanceReport, RunReport, RunStatus};
 use crate::scenario::Plan;
 use crate::scenario::plan::DbPlan;
 use crate::target::leftovers::{Kind, create_marked_dir};
@@ -52,7 +52,7 @@ pub struct InstanceExtras {
     /// Effective server variables worth keeping with the results.
     pub variables: BTreeMap<String, String>,
     /// Where its data was copied from (`prebuilt_dir`).
-    pub prebuilt: Option<crate::report::result::CopyReport>,
+    pub prebuilt: Option<crate::results::run::CopyReport>,
     /// The URL its clients connect to (server engines; never with a password).
     pub url: Option<String>,
     /// The process of a private server (its CPU and memory are sampled with the run's).

@@ -13,13 +13,13 @@ use super::stall::StallWatch;
 use super::steady::SteadyTrack;
 use super::{Ending, RunCtx, Stage};
 use crate::clients::fleet::{Fleet, Wake};
+use crate::console::interval_line;
 use crate::metrics::rebuild::PhaseHistograms;
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::metrics::{Recorded, histogram};
-use crate::report::live::interval_line;
-use crate::report::result::{InstancePhase, PhaseReport, SeriesRow};
-use crate::report::steady::SteadyOutcome;
-use crate::report::telemetry::{PhaseTelemetry, TelemetryRow};
+use crate::results::phase::{InstancePhase, PhaseReport, SeriesRow};
+use crate::results::steady::SteadyOutcome;
+use crate::results::telemetry::{PhaseTelemetry, TelemetryRow};
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::PlanPhase;
 

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use crate::report::result::CopyReport;
+use crate::results::run::CopyReport;
 use crate::scenario::plan::DbPlan;
 
 /// The pre-built copy a plan uses: same engine, benchmark data (tables, rows, index or

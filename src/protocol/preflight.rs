@@ -14,7 +14,7 @@ use crate::engines::{
     Advice, BoxFuture, Embedded, Engine, EngineVisitor, PreflightInstance, PreflightRun, Severity,
     dispatch,
 };
-pub use crate::report::result::{Finding, Level};
+use crate::results::finding::{Finding, Level};
 use crate::scenario::Plan;
 use crate::scenario::plan::{DatabaseRun, Provision};
 use crate::target::{self};
@@ -123,7 +123,7 @@ fn database_findings(db: &DatabaseRun, target: &str, out: &mut Vec<Finding>) {
     if let Some(missing) = missing_server(db, target) {
         out.push(finding(Level::Error, missing));
     }
-    let host = crate::report::host::host_info();
+    let host = crate::telemetry::host_info::host_info();
     if let Some(kind) = db.instances.first().map(|i| i.engine) {
         out.extend(dispatch(
             kind,

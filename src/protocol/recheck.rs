@@ -16,8 +16,8 @@ use crate::engines::EngineError;
 use crate::engines::server::PasswordError;
 use crate::engines::server::Server;
 use crate::engines::{BoxFuture, Connector, Embedded, EngineVisitor, dispatch};
-use crate::report::RunReport;
-use crate::report::tpcc::InstanceCheck;
+use crate::results::RunReport;
+use crate::results::tpcc::InstanceCheck;
 use crate::scenario::plan::{PlanInstance, Provision};
 
 /// How long reaching a server may take.

@@ -12,11 +12,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::prebuilt;
 use super::{Ending, InstanceExtras, LoadFailure, Reason, RunCtx, RunError, Stage, run_with};
+use crate::console::Console;
 use crate::engines::server::owner::{self, Orphan};
 use crate::engines::server::{Demand, PasswordError, ProvisionError, Server, external_password};
 use crate::engines::{Engine, EngineError};
-use crate::report::live::Console;
-use crate::report::result::CopyReport;
+use crate::results::run::CopyReport;
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::{PlanInstance, Provision};
 use crate::target::leftovers::{Kind, create_marked_dir};

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use super::{Ending, RunCtx};
 use crate::config::units::{format_seconds, format_utc_ms};
-use crate::report::clock::{ClockReport, ClockState, StartAtReport};
+use crate::telemetry::clock::{ClockReport, ClockState, StartAtReport};
 
 /// Wait for the run's start instant, if any (`Ending::Interrupted` when cancelled while
 /// waiting). What is returned completes the clock record once the phases start ([`started`]).

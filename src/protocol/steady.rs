@@ -4,7 +4,7 @@
 
 use tokio::time::Instant;
 
-use crate::report::steady::{PhaseSteadyReport, SteadyOutcome};
+use crate::results::steady::{PhaseSteadyReport, SteadyOutcome};
 use crate::scenario::plan::PhaseSteady;
 
 /// A steady phase's rounds so far.

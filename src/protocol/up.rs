@@ -13,11 +13,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::servers::{NotConfigured, config_of, demand};
 use super::{LoadFailure, load_instance};
+use crate::console::Console;
 use crate::engines::server::owner;
 use crate::engines::server::{LimitError, ProvisionError, Server};
 use crate::engines::{BoxFuture, Connector, Embedded, EngineError, EngineKind, EngineVisitor};
 use crate::engines::{Session, dispatch};
-use crate::report::live::Console;
 use crate::scenario::plan::{DbPlan, Provision};
 use crate::target::leftovers::{Kind, create_marked_dir};
 

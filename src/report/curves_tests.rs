@@ -5,6 +5,7 @@ use super::curves::*;
 use crate::curve::SloResult;
 use crate::curve::backlog::Backlog;
 use crate::metrics::summary::Latency;
+use crate::results::curves::*;
 
 /// A synthetic curve for the report tests: peak 500 TPS per instance; the first instance keeps
 /// p99 at 4 + pct/5 ms, the second at 2 + pct/10 ms; 110 % falls behind; an SLO step at 70 %;

@@ -7,11 +7,13 @@
 
 use std::fmt::Write;
 
-use super::result::{PhaseReport, RunReport, RunStatus};
+use crate::results::phase::PhaseReport;
+
 use super::svg::{Chart, Scale, Series, escape, render};
 use crate::config::units::format_bytes;
 use crate::config::units::format_seconds;
-use crate::report::result::Level;
+use crate::results::finding::Level;
+use crate::results::run::{RunReport, RunStatus};
 use crate::workload::benchmark::Benchmark;
 
 pub(super) const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222;padding:0 12px}\
@@ -212,7 +214,7 @@ fn over_time(s: &mut String, r: &RunReport) {
         .map(|p| (p.start_offset_s, p.name.clone()))
         .collect();
     let names: Vec<&str> = r.instances.iter().map(|i| i.name.as_str()).collect();
-    let per = |f: &dyn Fn(&super::result::SeriesRow) -> f64, name: &str| Series {
+    let per = |f: &dyn Fn(&crate::results::phase::SeriesRow) -> f64, name: &str| Series {
         name: name.to_string(),
         points: rows
             .iter()

@@ -7,12 +7,13 @@
 
 use std::fmt::Write;
 
-use super::curves::{
+use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
+use super::telemetry::{drive_line, host_line};
+use crate::curve::SloResult;
+use crate::results::curves::{
     CurvePoint, CurveReport, PointFigures, PointKind, SUSTAINABLE_RULE, instance_names,
 };
-use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
-use super::telemetry::{bound_name, drive_line, host_line};
-use crate::curve::SloResult;
+use crate::results::telemetry::bound_name;
 
 pub(super) fn section(s: &mut String, curves: &[CurveReport]) {
     if curves.is_empty() {
@@ -250,9 +251,9 @@ fn table(s: &mut String, points: &[CurvePoint], whos: &[Option<&str>]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::curves::instance_slo;
     use super::super::curves_tests::sample_curve;
     use super::*;
+    use crate::results::curves::instance_slo;
 
     fn html(instances: &[&str]) -> String {
         let mut c = sample_curve(instances);

@@ -5,9 +5,10 @@
 
 use std::fmt::Write;
 
-use super::result::RunReport;
 use super::svg::{Series, escape, render};
-use super::telemetry::{PhaseTelemetry, bound_name, drive_line, host_line};
+use super::telemetry::{drive_line, host_line};
+use crate::results::run::RunReport;
+use crate::results::telemetry::{PhaseTelemetry, bound_name};
 use crate::telemetry::IntervalTelemetry;
 
 /// The verdict of a recorded phase, as a short block.

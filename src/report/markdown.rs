@@ -3,9 +3,11 @@
 
 use std::fmt::Write;
 
-use super::result::{PhaseReport, RunReport, RunStatus};
+use crate::results::phase::PhaseReport;
+
 use crate::config::units::format_bytes;
 use crate::config::units::{format_count, format_seconds};
+use crate::results::run::{RunReport, RunStatus};
 
 pub fn summary(r: &RunReport) -> String {
     let mut s = String::new();
@@ -31,7 +33,7 @@ pub fn summary(r: &RunReport) -> String {
         let _ = writeln!(s, "\nNo phase was measured.");
     }
     if let Some(m) = &r.merge {
-        super::merge::model::markdown(&mut s, m);
+        super::merge::markdown::markdown(&mut s, m);
     }
     super::server_settings::markdown(&mut s, &r.instances);
     super::curves::markdown(&mut s, &r.curves);
@@ -208,7 +210,7 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
 }
 
 /// Per-kind figures and the TPC-C-like headline of a phase.
-fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
+fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &crate::results::tpcc::TpccPhase) {
     let _ = writeln!(
         s,
         "
@@ -241,7 +243,7 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &super::tpcc::TpccPhase) {
             k.retries
         );
     }
-    let committed = super::tpcc::committed_text(tp);
+    let committed = crate::results::tpcc::committed_text(tp);
     let nopm = tp
         .nopm
         .map(|n| format!(", NOPM {n:.0}"))
@@ -263,7 +265,7 @@ TPC-C-like (not audited): tpmC {:.0}{committed}{nopm}{eff}; {}; mix minimums ({}
         let _ = writeln!(
             s,
             "Isolation (read back): {}.",
-            super::tpcc::isolation_text(tp)
+            crate::results::tpcc::isolation_text(tp)
         );
     }
     if let Some(d) = &tp.delivery_skips {

@@ -1,38 +1,33 @@
-//! Outputs of a run, all derived from `RunReport`: result.json (written atomically, also after
-//! every phase), series.csv (appended as intervals close), summary.md, report.html (inline SVG
-//! charts, self-contained), the server settings in effect both show, and the live console.
+//! Outputs of a run, all rendered from the results model (`crate::results`): result.json
+//! (written atomically, also after every phase), series.csv (appended as intervals close),
+//! summary.md, report.html (inline SVG charts, self-contained), the server settings in effect
+//! both show, compare and merge.
 
-pub mod clock;
 pub mod compare;
 pub mod curves;
 #[cfg(test)]
 mod curves_tests;
-pub mod host;
 pub mod html;
 mod html_curves;
 mod html_telemetry;
 mod html_tpcc;
-pub mod live;
 pub mod markdown;
 pub mod merge;
 pub mod replay;
-pub mod result;
 pub mod server_settings;
 pub mod stats;
-pub mod steady;
 pub mod svg;
 pub mod sweeps;
 pub mod telemetry;
-pub mod tpcc;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use result::SeriesRow;
+use crate::results::phase::SeriesRow;
+use crate::results::{ReadError, RunReport, read_result};
 
 use crate::telemetry::IntervalTelemetry;
-pub use result::{OLDEST_SCHEMA_VERSION, RunReport, SCHEMA_VERSION};
 
 pub const PLAN_FILE: &str = "plan.json";
 pub const RESULT_FILE: &str = "result.json";
@@ -49,29 +44,6 @@ pub struct OutputError {
     pub path: String,
     #[source]
     pub source: std::io::Error,
-}
-
-/// A result.json that could not be read: which file, and why.
-#[derive(Debug, thiserror::Error)]
-#[error("{path}: {cause}")]
-pub struct ReadError {
-    pub path: String,
-    #[source]
-    pub cause: ReadCause,
-}
-
-/// Why a result.json could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadCause {
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-    #[error("not a drivebench result: {0}")]
-    NotAResult(#[from] serde_json::Error),
-    /// The file's schema_version, which this build does not read.
-    #[error(
-        "schema_version {0} is not supported (this drivebench reads {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION})"
-    )]
-    Schema(u32),
 }
 
 /// Why `regenerate` failed: the run's result.json could not be read (the run directory given
@@ -260,27 +232,13 @@ fn finish_files(dir: &Path, report: &RunReport) -> Result<(), OutputError> {
 pub fn close_aborted(dir: &Path, why: &str) -> Result<(), RegenerateError> {
     let writing = lock_results();
     let mut report = read_result(&dir.join(RESULT_FILE))?;
-    report.status = result::RunStatus::Interrupted;
+    report.status = crate::results::run::RunStatus::Interrupted;
     report.complete = false;
     report.finished_at = Some(crate::config::units::utc_now());
     report.error = Some(why.to_string());
     finish_files(dir, &report)?;
     std::mem::forget(writing);
     Ok(())
-}
-
-/// Read and check a result.json.
-pub fn read_result(path: &Path) -> Result<RunReport, ReadError> {
-    let fail = |cause: ReadCause| ReadError {
-        path: path.display().to_string(),
-        cause,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| fail(e.into()))?;
-    let report: RunReport = serde_json::from_str(&text).map_err(|e| fail(e.into()))?;
-    if !(OLDEST_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&report.schema_version) {
-        return Err(fail(ReadCause::Schema(report.schema_version)));
-    }
-    Ok(report)
 }
 
 /// The recorded phases whose stored latency histogram cannot be read (corrupt or cut short),

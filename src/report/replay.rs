@@ -125,7 +125,7 @@ pub fn replay_markdown(s: &mut String, r: &ReplayReport) {
         let _ = writeln!(
             s,
             "\nWhat limited it: {}: {}",
-            crate::report::telemetry::bound_name(v.bound),
+            crate::results::telemetry::bound_name(v.bound),
             v.reason
         );
     }

@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::result::InstanceReport;
 use super::svg::escape;
 use crate::config::units::format_bytes;
+use crate::results::run::InstanceReport;
 
 /// The settings as a table: column heads, then per setting its value in each column.
 #[derive(Debug, PartialEq)]

@@ -42,10 +42,12 @@
 //! - Pressure figures need kernel 4.20+ with pressure accounting on; without them they are
 //!   absent and the verdict judges from the other figures.
 
+pub mod clock;
 pub mod devices;
 pub mod diskstats;
 pub mod error;
 pub mod host;
+pub mod host_info;
 pub mod interval;
 pub mod sampler;
 pub mod totals;

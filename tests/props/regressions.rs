@@ -93,7 +93,7 @@ fn kept_results_give_their_typed_error_or_render() {
         let run = tempfile::tempdir().unwrap();
         let result = run.path().join("result.json");
         std::fs::copy(dir().join(file), &result).unwrap();
-        let read = drivebench::report::read_result(&result);
+        let read = drivebench::results::read_result(&result);
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_drivebench"))
             .arg("report")
             .arg(run.path())

@@ -1,4 +1,4 @@
-//! Properties of the result.json loader (`drivebench::report::read_result`, what `report`,
+//! Properties of the result.json loader (`drivebench::results::read_result`, what `report`,
 //! `compare` and `check` read) and of what is built from a result it accepts: whatever the
 //! bytes, a `RunReport` or a `ReadError` naming the file, never a panic; an accepted result
 //! renders summary.md and report.html, regenerates its run directory and compares with a
@@ -11,7 +11,8 @@ use proptest::test_runner::TestCaseError;
 
 use super::harness::{Saved, Verdict, check, fail};
 use super::tree::{EDGE_INTS, Mutation, apply, mutations, odd_string};
-use drivebench::report::{self, RESULT_FILE, RunReport, compare};
+use drivebench::report::{self, RESULT_FILE, compare};
+use drivebench::results::{self, RunReport};
 
 /// The result.json fixtures in tests/data/compare/, as text.
 pub fn fixtures() -> Vec<String> {
@@ -94,7 +95,7 @@ impl Scratch {
 pub fn report_or_typed_error(scratch: &Scratch, bytes: &[u8], other: &RunReport) -> Verdict {
     let file = scratch.run.join(RESULT_FILE);
     std::fs::write(&file, bytes).unwrap();
-    let r = match report::read_result(&file) {
+    let r = match results::read_result(&file) {
         Err(e) => {
             let shown = e.to_string();
             return if shown.starts_with(&file.display().to_string()) {

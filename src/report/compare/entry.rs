@@ -7,8 +7,9 @@
 use serde::Serialize;
 
 use crate::curve::SloResult;
-use crate::report::curves::PointKind;
-use crate::report::result::{PhaseReport, RunReport};
+use crate::results::curves::PointKind;
+use crate::results::phase::PhaseReport;
+use crate::results::run::RunReport;
 
 /// One run as compared: where it came from and the figures of its recorded phase.
 #[derive(Debug, Clone, Serialize)]

@@ -4,7 +4,7 @@
 
 use super::settings::{differing_keys, facts, value_of};
 use crate::config::units::format_bytes;
-use crate::report::result::RunReport;
+use crate::results::run::RunReport;
 
 /// The drive's model and capacity, else where the run was read.
 fn drive_label(r: &RunReport, source: &str) -> String {

@@ -32,8 +32,8 @@ use std::path::Path;
 use entry::RunEntry;
 use model::Comparison;
 
-use crate::report::result::RunReport;
 use crate::report::{RESULT_FILE, ReadError, read_result};
+use crate::results::run::RunReport;
 use crate::scenario::plan::PlanWorkload;
 use crate::workload::benchmark::Benchmark;
 
@@ -298,7 +298,7 @@ pub fn markdown(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::ReadCause;
+    use crate::results::ReadCause;
 
     #[test]
     fn errors_name_what_failed_and_where() {

@@ -46,7 +46,7 @@ impl Comparison {
                     format!(
                         "{}: {} — {}",
                         e.label,
-                        crate::report::telemetry::bound_name(v.bound),
+                        crate::results::telemetry::bound_name(v.bound),
                         v.reason
                     )
                 })

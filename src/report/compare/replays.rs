@@ -15,9 +15,9 @@ use serde::Serialize;
 use crate::capture::FileClass;
 use crate::metrics::histogram::{decode, new_histogram};
 use crate::replay::ReplayReport;
-use crate::report::result::RunReport;
 use crate::report::svg::escape;
-use crate::report::telemetry::bound_name;
+use crate::results::run::RunReport;
+use crate::results::telemetry::bound_name;
 use crate::telemetry::{Bound, Verdict};
 
 /// Hex digits of a capture's SHA-256 shown in the tables.

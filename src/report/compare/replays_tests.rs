@@ -10,7 +10,7 @@ use crate::metrics::histogram::new_histogram;
 use crate::replay::ReplayReport;
 use crate::replay::model::{ReplayHistograms, ReplayTarget, ReplayTargetKind};
 use crate::replay::{Fidelity, LagFigures, LatencyUs, ReplaySource};
-use crate::report::result::RunReport;
+use crate::results::run::RunReport;
 use crate::telemetry::{Bound, Verdict};
 
 const SHA_A: &str = "3f2a9c1b4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8";
@@ -98,7 +98,7 @@ fn replay(sha: &str, timing: &str, classes: &[(&str, Vec<u64>)]) -> ReplayReport
 /// A replay-only run holding `r`: the sweep-only fixture without its sweeps.
 fn run(r: ReplayReport) -> RunReport {
     let path = std::path::Path::new("tests/data/compare/sweep_only_v1.json");
-    let mut report = crate::report::read_result(path).unwrap();
+    let mut report = crate::results::read_result(path).unwrap();
     report.sweeps.clear();
     report.plan.sweeps.clear();
     report.plan.name = "replay".into();
@@ -283,7 +283,7 @@ fn compare_takes_replay_only_runs() {
 
 #[test]
 fn no_replay_no_section_and_unreadable_histograms_are_said() {
-    let plain = crate::report::read_result(std::path::Path::new(
+    let plain = crate::results::read_result(std::path::Path::new(
         "tests/data/compare/sweep_only_v1.json",
     ))
     .unwrap();

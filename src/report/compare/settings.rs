@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::config::units::{format_bytes, format_duration};
-use crate::report::result::RunReport;
+use crate::results::run::RunReport;
 use crate::scenario::plan::DatabaseRun;
 use crate::workload::tpcc::options::TpccOptions;
 

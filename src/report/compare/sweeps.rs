@@ -6,9 +6,9 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::report::result::RunReport;
 use crate::report::svg::{Chart, Scale, Series, escape, render};
 use crate::report::sweeps::point_name;
+use crate::results::run::RunReport;
 
 /// One run's figures at one point.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

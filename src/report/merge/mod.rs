@@ -5,16 +5,17 @@
 //! checks listed. The reviews' mean of per-instance figures stays, labelled, beside them.
 //! Load curves and sweeps are kept per host, not merged.
 
-pub mod model;
+pub mod markdown;
 
-use model::{HostPhase, MergeReport, MergedHost, MergedPhase, RULES};
+use crate::results::merge::{HostPhase, MergeReport, MergedHost, MergedPhase, RULES};
 
-use super::clock::ClockState;
-use super::result::{InstancePhase, PhaseReport, RunReport, RunStatus, SeriesRow};
 use crate::config::units::parse_utc;
 use crate::metrics::Recorded;
 use crate::metrics::rebuild::{PhaseHistograms, RebuildError, rebuild};
 use crate::metrics::summary::{MeanOfInstances, Summary};
+use crate::results::phase::{InstancePhase, PhaseReport, SeriesRow};
+use crate::results::run::{RunReport, RunStatus};
+use crate::telemetry::clock::ClockState;
 use crate::workload::benchmark::Benchmark;
 
 /// A host's run to merge.
@@ -363,8 +364,8 @@ fn merged_tpcc(
     hosts: &[HostRun],
     parts: &[(&HostRun, &PhaseReport, f64)],
     summary: &Summary,
-) -> Option<super::tpcc::TpccPhase> {
-    let figures: Vec<&super::tpcc::TpccPhase> =
+) -> Option<crate::results::tpcc::TpccPhase> {
+    let figures: Vec<&crate::results::tpcc::TpccPhase> =
         parts.iter().filter_map(|p| p.1.tpcc.as_ref()).collect();
     if figures.len() != parts.len() {
         return None;
@@ -375,16 +376,15 @@ fn merged_tpcc(
     let isolation: Vec<_> = parts
         .iter()
         .flat_map(|(h, p, _)| {
-            p.tpcc
-                .iter()
-                .flat_map(|t| &t.isolation)
-                .map(|i| super::tpcc::InstanceIsolation {
+            p.tpcc.iter().flat_map(|t| &t.isolation).map(|i| {
+                crate::results::tpcc::InstanceIsolation {
                     instance: prefixed(&h.label, &i.instance),
                     ..i.clone()
-                })
+                }
+            })
         })
         .collect();
-    let mut t = super::tpcc::phase_figures(
+    let mut t = crate::results::tpcc::phase_figures(
         summary,
         opts,
         db.workload.clients,
@@ -454,8 +454,9 @@ fn combined_report(hosts: &[HostRun], earliest: usize, mut warnings: Vec<String>
 
 /// Every host's instances, plan instances, checks and findings, named by their host.
 fn renamed(r: &mut RunReport, hosts: &[HostRun]) {
-    use super::result::{Finding, InstanceReport};
-    use super::tpcc::InstanceCheck;
+    use crate::results::finding::Finding;
+    use crate::results::run::InstanceReport;
+    use crate::results::tpcc::InstanceCheck;
     use crate::scenario::plan::PlanInstance;
     fn all<T, U>(
         hosts: &[HostRun],
