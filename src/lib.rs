@@ -20,8 +20,8 @@
 //!   hosts' runs, and the run directory those files are written to.
 //! - [`results`]: the results model: a run (`RunReport`, result.json), its phases, series rows
 //!   and preflight findings, and what the phase-closing computations fill in (telemetry and
-//!   verdict per phase, steady-state rounds, TPC-C figures and checks, load curves, sweeps);
-//!   the result.json reader.
+//!   verdict per phase, steady-state rounds, a benchmark's figures and checks, typed in its
+//!   `workload` folder, load curves, sweeps); the result.json reader.
 //! - [`console`]: the live console: progress bars, interval and closing lines.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
 //!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
@@ -30,9 +30,10 @@
 //!   (with its `[[sweep]]` and `[[curve]]` entries); the benchmark's part of `[workload]` is
 //!   resolved by `workload`.
 //! - [`workload`]: what a virtual client does, one folder per benchmark: `sysbench` OLTP tests
-//!   and `tpcc` (transactions, terminals, load, consistency checks), each with its options and
-//!   their resolution from the `[workload]` section (`section`), data generation,
-//!   distributions; `benchmark`: the one dispatch on `Benchmark`.
+//!   and `tpcc` (transactions, terminals, load, consistency checks, per-phase figures, the NOPM
+//!   and isolation probe), each with its options and their resolution from the `[workload]`
+//!   section (`section`), data generation, distributions; `benchmark`: the one dispatch on
+//!   `Benchmark`.
 //! - [`replay`]: a capture's requests put on another file or block device (io_uring, O_DIRECT)
 //!   at their recorded times, scaled, or as fast as the recorded concurrency allows, with each
 //!   request's schedule lag, latency per operation and file class, and the fidelity verdict.

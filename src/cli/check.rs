@@ -60,7 +60,7 @@ pub async fn check(args: Args) -> Result<i32, CliError> {
     r.checks = all;
     r.checked_at = Some(super::run::utc_now());
     if r.status == RunStatus::Complete {
-        r.error = crate::results::tpcc::checks_error(&r.checks);
+        r.error = crate::workload::tpcc::figures::checks_error(&r.checks);
     }
     let write_err = |e: String| CliError::Failed(format!("writing results: {e}"));
     report::write_json(&path, &r).map_err(|e| write_err(e.to_string()))?;

@@ -189,7 +189,7 @@ pub(super) fn close(report: &mut RunReport, ending: &Ending) -> i32 {
         Ending::Complete => {
             report.status = RunStatus::Complete;
             report.complete = true;
-            report.error = crate::results::tpcc::checks_error(&report.checks);
+            report.error = crate::workload::tpcc::figures::checks_error(&report.checks);
             if report.error.is_none() {
                 EXIT_OK
             } else {

@@ -210,7 +210,7 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
 }
 
 /// Per-kind figures and the TPC-C-like headline of a phase.
-fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &crate::results::tpcc::TpccPhase) {
+fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &crate::workload::tpcc::figures::TpccPhase) {
     let _ = writeln!(
         s,
         "
@@ -243,7 +243,7 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &crate::results::tpcc::Tpc
             k.retries
         );
     }
-    let committed = crate::results::tpcc::committed_text(tp);
+    let committed = crate::workload::tpcc::figures::committed_text(tp);
     let nopm = tp
         .nopm
         .map(|n| format!(", NOPM {n:.0}"))
@@ -265,7 +265,7 @@ TPC-C-like (not audited): tpmC {:.0}{committed}{nopm}{eff}; {}; mix minimums ({}
         let _ = writeln!(
             s,
             "Isolation (read back): {}.",
-            crate::results::tpcc::isolation_text(tp)
+            crate::workload::tpcc::figures::isolation_text(tp)
         );
     }
     if let Some(d) = &tp.delivery_skips {

@@ -11,7 +11,6 @@ pub mod run;
 pub mod steady;
 pub mod sweeps;
 pub mod telemetry;
-pub mod tpcc;
 
 use std::path::Path;
 

@@ -10,10 +10,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::deck::MIN_MIX_PCT;
+use super::options::{TpccMix, TpccOptions, TpccPacing};
+use super::{KIND_NAMES, Kind};
 use crate::metrics::summary::Summary;
-use crate::workload::tpcc::deck::MIN_MIX_PCT;
-use crate::workload::tpcc::options::{TpccMix, TpccOptions, TpccPacing};
-use crate::workload::tpcc::{KIND_NAMES, Kind};
 
 /// The spec's ceiling of tpmC per warehouse with 10 terminals and the deck's mix (see
 /// `workload::tpcc::deck` for the arithmetic).
