@@ -13,8 +13,9 @@
 //! - [`protocol`]: a run of a plan on its engine (embedded, or servers started and stopped
 //!   around it in `servers`), load, the fleet's phases as barriers (`phases`) then its load
 //!   curve (`db_curve`), TPC-C's NOPM hooks and checks after the phases and again later
-//!   (`recheck`), the sweep step after the phases, preflight findings, and how a run ends
-//!   (`Ending`, `RunError`).
+//!   (`recheck`), the sweep step after the phases, preflight findings, how a run ends
+//!   (`Ending`, `RunError`), and a run's lifecycle in one place (`lifecycle`: run directory,
+//!   plan.json, log, console, stop signals, live metrics; then result.json and its renders).
 //! - [`report`]: renderers of the results: series.csv, sweeps.csv, curves.csv, summary.md,
 //!   report.html (hand-written SVG charts in `svg`), compare (md, html, json), merge of several
 //!   hosts' runs, and the run directory those files are written to.

@@ -58,7 +58,7 @@ pub async fn check(args: Args) -> Result<i32, CliError> {
     let mut all = std::mem::take(&mut r.checks);
     all.sort_by_key(|c| order(&c.instance));
     r.checks = all;
-    r.checked_at = Some(super::run::utc_now());
+    r.checked_at = Some(crate::config::units::utc_now());
     if r.status == RunStatus::Complete {
         r.error = crate::workload::tpcc::figures::checks_error(&r.checks);
     }

@@ -12,16 +12,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use tokio_util::sync::CancellationToken;
-
-use super::run::utc_now;
-use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use super::{CliError, EXIT_INTERRUPTED};
 use crate::capture::{Capture, Remap};
 use crate::console::Console;
 use crate::io::{DirectTarget, TargetKind, TargetSpec, open_target};
+use crate::protocol::lifecycle::{self, Run, Start};
+use crate::protocol::{Ending, Reason, Stage};
 use crate::replay::{ReplayOptions, ReplayReport, Timing};
-use crate::report::{self, RunDir};
-use crate::results::run::{Environment, RunReport, RunStatus};
+use crate::results::run::{Environment, RunReport};
 use crate::scenario::plan::Plan;
 
 #[derive(Debug, clap::Args)]
@@ -250,34 +248,56 @@ pub async fn replay(args: Args) -> Result<i32, CliError> {
         .map_err(|e| invalid(e.to_string()))?;
     let target = open_checked(&asked, &capture, &remap)?;
     let path = target.path.clone();
-    let (out, dir) = match start_run_dir(&args, &path) {
-        Ok(started) => started,
+    let out = (args.out.clone()).unwrap_or_else(|| lifecycle::default_out("replay"));
+    let phases: Vec<&str> = capture
+        .meta
+        .phases
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    let environment = Environment {
+        host: crate::telemetry::host_info::host_info(),
+        target: target_info(&target),
+    };
+    let start = Start {
+        out,
+        what: format!(
+            "replay of {} ({} requests, {} captured) on {}",
+            args.capture.display(),
+            capture.requests.len(),
+            phases.join(", "),
+            path.display()
+        ),
+        report: RunReport::start(replay_only_plan(&path), environment, Vec::new()),
+        notes: Vec::new(),
+        quiet: args.quiet,
+        stopping: "stopping the replay",
+        kill_servers: false,
+        abort_exit: EXIT_INTERRUPTED,
+        log_to: super::logging::set_log_file,
+        live: None,
+    };
+    let mut run = match Run::start(start) {
+        Ok(run) => run,
         Err(e) => {
             remove_created(&asked, &path);
-            return Err(e);
+            return Err(super::run::start_error(e));
         }
     };
-    let console = Console::new(args.quiet);
-    console.line(&format!(
-        "drivebench {}: replay of {} ({} requests, {} captured) on {} -> {}",
-        env!("CARGO_PKG_VERSION"),
-        args.capture.display(),
-        capture.requests.len(),
-        capture
-            .meta
-            .phases
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        path.display(),
-        out.display()
-    ));
-    let outcome = run_replay(&args, &asked, capture, remap, target, opts, &dir, &console).await;
+    let job = Job {
+        capture,
+        remap,
+        target,
+        opts,
+        fill: asked.fill,
+        quiet: args.quiet,
+    };
+    let ending = run_replay(job, &mut run).await;
     if asked.creates {
-        leave_or_remove(&path, args.keep_file, &console);
+        leave_or_remove(&path, args.keep_file, &run.console);
     }
-    outcome
+    let outcome = (run.finish(ending, !args.quiet)).map_err(super::run::finish_error)?;
+    Ok(super::run::exit_code(outcome))
 }
 
 /// The target opened (a device through the guard) and checked against the capture; a file
@@ -309,148 +329,67 @@ fn remove_created(asked: &Request, path: &Path) {
     }
 }
 
-/// The run directory with plan.json in it and the log file opened there.
-fn start_run_dir(args: &Args, target: &Path) -> Result<(PathBuf, RunDir), CliError> {
-    let out = args.out.clone().unwrap_or_else(|| {
-        let stamp: String = utc_now()
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .collect();
-        PathBuf::from("runs").join(format!("replay-{stamp}"))
-    });
-    let dir = RunDir::create(&out).map_err(|e| invalid(e.to_string()))?;
-    report::write_json(&out.join(report::PLAN_FILE), &replay_only_plan(target))
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    if let Ok(f) = std::fs::File::create(out.join(report::LOG_FILE)) {
-        super::logging::set_log_file(f);
-    }
-    Ok((out, dir))
-}
-
-/// Fill, replay and write the results; the exit code.
-#[allow(clippy::too_many_arguments)]
-async fn run_replay(
-    args: &Args,
-    asked: &Request,
+/// What the replay thread is given.
+struct Job {
     capture: Capture,
     remap: Remap,
     target: DirectTarget,
     opts: ReplayOptions,
-    dir: &RunDir,
-    console: &Console,
-) -> Result<i32, CliError> {
-    let path = target.path.clone();
-    let mut report = RunReport::start(
-        replay_only_plan(&path),
-        Environment {
-            host: crate::telemetry::host_info::host_info(),
-            target: target_info(&target),
-        },
-        Vec::new(),
-    );
-    dir.write_result(&report)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    let cancel = CancellationToken::new();
-    let stop_signals = super::stop_on_signal(
-        cancel.clone(),
-        "stopping the replay",
-        false,
-        dir.path.clone(),
-    );
+    fill: bool,
+    quiet: bool,
+}
+
+/// Fill and replay on a thread of its own, halted by the run's first stop signal; how it
+/// ended, its figures in the run's report.
+async fn run_replay(job: Job, run: &mut Run) -> Ending {
     let halt = Arc::new(AtomicBool::new(false));
     let watcher = {
-        let (cancel, halt) = (cancel.clone(), halt.clone());
+        let (cancel, halt) = (run.cancel.clone(), halt.clone());
         tokio::spawn(async move {
             cancel.cancelled().await;
             halt.store(true, Ordering::Relaxed);
         })
     };
-    let quiet = args.quiet;
-    let fill = asked.fill;
     let done = tokio::task::spawn_blocking(move || {
+        let Job {
+            capture,
+            remap,
+            target,
+            opts,
+            fill,
+            quiet,
+        } = job;
         replay_blocking(capture, remap, target, opts, fill, &halt, quiet)
     })
     .await;
     watcher.abort();
-    stop_signals.abort();
-    let code = record_outcome(&mut report, done);
-    if cancel.is_cancelled() && code == EXIT_OK {
-        report.status = RunStatus::Interrupted;
-        report.complete = false;
+    match record_outcome(&mut run.report, done) {
+        Ending::Complete if run.cancel.is_cancelled() => Ending::Interrupted,
+        ending => ending,
     }
-    report.finished_at = Some(utc_now());
-    dir.finish(&report)
-        .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
-    print_closing(args.quiet, &report, dir, console);
-    Ok(code)
 }
 
-/// The replay's outcome into its report; the exit code.
+/// The replay's outcome into its report: how it ended.
 fn record_outcome(
     report: &mut RunReport,
     done: Result<Result<Done, ThreadError>, tokio::task::JoinError>,
-) -> i32 {
+) -> Ending {
     match done {
         Ok(Ok(done)) => {
             report.device_stack = Some(done.devices);
             let interrupted = done.report.interrupted;
             report.replay = Some(done.report);
-            close_as(
-                report,
-                if interrupted {
-                    Close::Interrupted
-                } else {
-                    Close::Complete
-                },
-            )
+            if interrupted {
+                Ending::Interrupted
+            } else {
+                Ending::Complete
+            }
         }
-        Ok(Err(e)) => {
-            report.error = Some(e.to_string());
-            close_as(report, Close::Failed)
-        }
-        Err(e) => {
-            report.error = Some(format!("the replay thread failed: {e}"));
-            close_as(report, Close::Failed)
-        }
-    }
-}
-
-/// The summary, the fidelity verdict and where the results are.
-fn print_closing(quiet: bool, report: &RunReport, dir: &RunDir, console: &Console) {
-    if let Some(e) = &report.error {
-        crate::console::closing_line(&format!("error: {e}"));
-    }
-    if !quiet {
-        crate::console::closing_text(&crate::report::markdown::summary(report));
-    }
-    if let Some(r) = &report.replay {
-        console.always(&format!("fidelity: {}", r.fidelity.verdict));
-    }
-    crate::console::closing_text(&format!("\nResults: {}\n", dir.path.display()));
-}
-
-enum Close {
-    Complete,
-    Failed,
-    Interrupted,
-}
-
-fn close_as(report: &mut RunReport, how: Close) -> i32 {
-    match how {
-        Close::Complete => {
-            report.status = RunStatus::Complete;
-            report.complete = true;
-            EXIT_OK
-        }
-        Close::Failed => {
-            report.status = RunStatus::Failed;
-            EXIT_FAILED
-        }
-        Close::Interrupted => {
-            report.status = RunStatus::Interrupted;
-            report.error = Some("interrupted".into());
-            EXIT_INTERRUPTED
-        }
+        Ok(Err(e)) => Ending::failed(Stage::Replay, e),
+        Err(e) => Ending::failed(
+            Stage::Replay,
+            Reason(format!("the replay thread failed: {e}")),
+        ),
     }
 }
 

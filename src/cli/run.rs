@@ -3,16 +3,14 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use tokio_util::sync::CancellationToken;
 
 use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ScenarioArgs};
-use crate::console::Console;
-use crate::exporter::{LiveMetrics, serve};
-use crate::protocol::{self, Ending, preflight};
-use crate::report::{self, RunDir};
-use crate::results::run::{Environment, RunReport, RunStatus};
+use crate::exporter::serve;
+use crate::protocol::lifecycle::{self, Outcome, Run, Start, StartError};
+use crate::protocol::{self, preflight};
+use crate::report::OutputError;
+use crate::results::finding::{Finding, Level};
+use crate::results::run::{Environment, RunReport};
 use crate::scenario::Plan;
 
 #[derive(Debug, clap::Args)]
@@ -47,16 +45,6 @@ pub struct Args {
     pub start_at: Option<String>,
 }
 
-pub use crate::config::units::utc_now;
-
-fn default_out(plan: &Plan) -> PathBuf {
-    let stamp: String = utc_now()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect();
-    PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))
-}
-
 pub async fn run(args: Args) -> Result<i32, CliError> {
     let plan = args.scenario.resolve()?;
     run_plan(plan, &args).await
@@ -64,17 +52,12 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
 
 /// Preflight, external servers' connection probes included: its findings, or exit 2 on the
 /// first error, before anything starts.
-async fn preflight_or_refuse(
-    plan: &Plan,
-) -> Result<Vec<crate::results::finding::Finding>, CliError> {
+async fn preflight_or_refuse(plan: &Plan) -> Result<Vec<Finding>, CliError> {
     let mut findings = preflight::check(plan);
     if let Some(db) = &plan.database {
         findings.extend(preflight::external_findings(db).await);
     }
-    match findings
-        .iter()
-        .find(|f| f.level == crate::results::finding::Level::Error)
-    {
+    match findings.iter().find(|f| f.level == Level::Error) {
         Some(f) => Err(CliError::Invalid(format!(
             "preflight: {}",
             f.message.replace("; `run` would refuse", "")
@@ -85,7 +68,7 @@ async fn preflight_or_refuse(
 
 /// Run a resolved plan (`run`, and `curve` with its curve filled in).
 pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
-    let listener = args
+    let live = args
         .metrics_listen
         .map(|addr| serve::bind(addr, args.metrics_listen_public))
         .transpose()
@@ -99,64 +82,34 @@ pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
     let needed = preflight::needed_bytes(&plan) + protocol::sweeps::needed_bytes(&plan);
     let target_info = crate::target::prepare(Path::new(&plan.target_path), needed)
         .map_err(|e| CliError::Invalid(e.to_string()))?;
-    let out = args.out.clone().unwrap_or_else(|| default_out(&plan));
-    let mut dir = RunDir::create(&out).map_err(|e| CliError::Invalid(e.to_string()))?;
-    report::write_json(&out.join(report::PLAN_FILE), &plan)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    if let Ok(f) = std::fs::File::create(out.join(report::LOG_FILE)) {
-        super::logging::set_log_file(f);
-    }
-    let console = Console::new(args.quiet);
-    console.line(&format!(
-        "drivebench {}: {} -> {}",
-        env!("CARGO_PKG_VERSION"),
-        plan.name,
-        out.display()
-    ));
-    for f in &findings {
-        if f.level != crate::results::finding::Level::Ok {
-            console.line(&format!("{}: {}", f.level.as_str(), f.message));
-        }
-    }
-    let mut report = RunReport::start(
-        plan.clone(),
-        Environment {
-            host: crate::telemetry::host_info::host_info(),
-            target: target_info,
-        },
-        findings,
-    );
-    // From here on a second stop signal closes result.json: it must exist.
-    dir.write_result(&report)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    let cancel = CancellationToken::new();
-    let stop_signals = super::stop_on_signal(cancel.clone(), "stopping clients", true, out.clone());
-    let live = listener.map(|l| serve_live(l, &console));
-    let mut ctx = protocol::RunCtx {
-        report: &mut report,
-        dir: &mut dir,
-        console: &console,
-        cancel: &cancel,
-        telemetry: protocol::telemetry::Telemetry::wanted(!args.no_telemetry),
-        live: live.as_ref().map(|(m, _)| &**m),
-        start_at,
-        capture: protocol::capture::Capture::Off,
+    let notes = findings
+        .iter()
+        .filter(|f| f.level != Level::Ok)
+        .map(|f| format!("{}: {}", f.level.as_str(), f.message))
+        .collect();
+    let environment = Environment {
+        host: crate::telemetry::host_info::host_info(),
+        target: target_info,
     };
+    let mut run = Run::start(Start {
+        out: (args.out.clone()).unwrap_or_else(|| lifecycle::default_out(&plan.name)),
+        what: plan.name.clone(),
+        report: RunReport::start(plan.clone(), environment, findings),
+        notes,
+        quiet: args.quiet,
+        stopping: "stopping clients",
+        kill_servers: true,
+        abort_exit: EXIT_INTERRUPTED,
+        log_to: super::logging::set_log_file,
+        live,
+    })
+    .map_err(start_error)?;
+    let mut ctx = run.ctx();
+    ctx.telemetry = protocol::telemetry::Telemetry::wanted(!args.no_telemetry);
+    ctx.start_at = start_at;
     let ending = protocol::run(&plan, &mut ctx).await;
-    stop_signals.abort();
-    if let Some((_, stop)) = live {
-        stop.cancel();
-    }
-    report.finished_at = Some(utc_now());
-    let code = close(&mut report, &ending);
-    dir.finish(&report)
-        .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
-    if let Ending::Failed(e) = &ending {
-        crate::console::closing_line(&format!("error: {e}"));
-    }
-    crate::console::closing_text(&crate::report::markdown::summary(&report));
-    crate::console::closing_text(&format!("\nResults: {}\n", out.display()));
-    Ok(code)
+    let outcome = run.finish(ending, true).map_err(finish_error)?;
+    Ok(exit_code(outcome))
 }
 
 /// `--start-at` as an instant.
@@ -168,43 +121,23 @@ fn start_at(args: &Args) -> Result<Option<std::time::SystemTime>, CliError> {
         .map_err(|e| CliError::Invalid(format!("--start-at: {e}")))
 }
 
-/// Serve the run's live metrics on `listener` until the returned token is cancelled.
-fn serve_live(
-    listener: tokio::net::TcpListener,
-    console: &Console,
-) -> (Arc<LiveMetrics>, CancellationToken) {
-    let live = Arc::new(LiveMetrics::new());
-    let stop = CancellationToken::new();
-    if let Ok(addr) = listener.local_addr() {
-        console.line(&format!("live metrics: http://{addr}/metrics"));
+/// A run that could not start: an unusable run directory is the caller's mistake.
+pub(super) fn start_error(e: StartError) -> CliError {
+    match e {
+        StartError::RunDir(e) => CliError::Invalid(e.to_string()),
+        StartError::Write(e) => CliError::Failed(e.to_string()),
     }
-    tokio::spawn(serve::serve(listener, live.clone(), stop.clone()));
-    (live, stop)
 }
 
-/// Record how a run ended in its report and give the exit code: a complete run whose
-/// consistency checks failed exits 1 too.
-pub(super) fn close(report: &mut RunReport, ending: &Ending) -> i32 {
-    match ending {
-        Ending::Complete => {
-            report.status = RunStatus::Complete;
-            report.complete = true;
-            report.error = crate::workload::tpcc::figures::checks_error(&report.checks);
-            if report.error.is_none() {
-                EXIT_OK
-            } else {
-                EXIT_FAILED
-            }
-        }
-        Ending::Failed(e) => {
-            report.status = RunStatus::Failed;
-            report.error = Some(e.to_string());
-            EXIT_FAILED
-        }
-        Ending::Interrupted => {
-            report.status = RunStatus::Interrupted;
-            report.error = Some("interrupted".into());
-            EXIT_INTERRUPTED
-        }
+pub(super) fn finish_error(e: OutputError) -> CliError {
+    CliError::Failed(format!("writing results: {e}"))
+}
+
+/// The exit status of a run's outcome.
+pub(super) fn exit_code(outcome: Outcome) -> i32 {
+    match outcome {
+        Outcome::Complete => EXIT_OK,
+        Outcome::Failed => EXIT_FAILED,
+        Outcome::Interrupted => EXIT_INTERRUPTED,
     }
 }

@@ -7,15 +7,12 @@
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use tokio_util::sync::CancellationToken;
-
-use super::CliError;
-use super::run::utc_now;
+use super::{CliError, EXIT_INTERRUPTED};
 use crate::config::{Invalid, KeyPath};
 use crate::console::Console;
 use crate::io::{Arrivals, DirectTarget, EngineChoice, PROFILES, check_point};
-use crate::protocol::{self, Ending};
-use crate::report::{self, RunDir};
+use crate::protocol;
+use crate::protocol::lifecycle::{self, Run, Start};
 use crate::results::run::{Environment, RunReport};
 use crate::scenario::plan::Plan;
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, SweepTarget, resolve};
@@ -281,77 +278,38 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
     let target = open_checked(&sweep, &path)?;
     let info = target_info(&path, target.device.clone(), is_device);
     let plan = sweep_only_plan(sweep.clone(), &path);
-    let (out, mut dir) = match start_run_dir(&args, &plan) {
-        Ok(started) => started,
+    let environment = Environment {
+        host: crate::telemetry::host_info::host_info(),
+        target: info,
+    };
+    let start = Start {
+        out: (args.out.clone()).unwrap_or_else(|| lifecycle::default_out("sweep")),
+        what: "sweep".into(),
+        report: RunReport::start(plan, environment, Vec::new()),
+        notes: sweep.describe(""),
+        quiet: args.quiet,
+        stopping: "stopping the I/O",
+        kill_servers: false,
+        abort_exit: EXIT_INTERRUPTED,
+        log_to: super::logging::set_log_file,
+        live: None,
+    };
+    let mut run = match Run::start(start) {
+        Ok(run) => run,
         Err(e) => {
             if created {
                 let _ = crate::target::leftovers::remove_marked_file(&path);
             }
-            return Err(e);
+            return Err(super::run::start_error(e));
         }
     };
-    let console = Console::new(args.quiet);
-    console.line(&format!(
-        "drivebench {}: sweep -> {}",
-        env!("CARGO_PKG_VERSION"),
-        out.display()
-    ));
-    for line in sweep.describe("") {
-        console.line(&line);
-    }
-    let mut report = RunReport::start(
-        plan.clone(),
-        Environment {
-            host: crate::telemetry::host_info::host_info(),
-            target: info,
-        },
-        Vec::new(),
-    );
-    dir.write_result(&report)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    let ending = run_sweep(&sweep, target, &mut report, &mut dir, &console).await;
+    let seed = run.report.plan.seed;
+    let ending = protocol::sweeps::run_one(seed, &sweep, target, &mut run.ctx()).await;
     if created {
-        leave_or_remove(&path, args.keep_file, &console);
+        leave_or_remove(&path, args.keep_file, &run.console);
     }
-    report.finished_at = Some(utc_now());
-    let code = super::run::close(&mut report, &ending);
-    dir.finish(&report)
-        .map_err(|e| CliError::Failed(format!("writing results: {e}")))?;
-    if let Ending::Failed(e) = &ending {
-        crate::console::closing_line(&format!("error: {e}"));
-    }
-    if !args.quiet {
-        crate::console::closing_text(&crate::report::markdown::summary(&report));
-    }
-    crate::console::closing_text(&format!("\nResults: {}\n", out.display()));
-    Ok(code)
-}
-
-/// The sweep on its open target, stopped by the first stop signal.
-async fn run_sweep(
-    sweep: &PlanSweep,
-    target: DirectTarget,
-    report: &mut RunReport,
-    dir: &mut RunDir,
-    console: &Console,
-) -> Ending {
-    let seed = report.plan.seed;
-    let cancel = CancellationToken::new();
-    let run_dir = dir.path.clone();
-    let stop_signals = super::stop_on_signal(cancel.clone(), "stopping the I/O", false, run_dir);
-    let mut ctx = protocol::RunCtx {
-        start_at: None,
-        report,
-        dir,
-        console,
-        cancel: &cancel,
-        telemetry: protocol::telemetry::Telemetry::Off,
-        live: None,
-        capture: protocol::capture::Capture::Off,
-    };
-    let ending = protocol::sweeps::run_one(seed, sweep, target, &mut ctx).await;
-    stop_signals.abort();
-    ending
+    let outcome = (run.finish(ending, !args.quiet)).map_err(super::run::finish_error)?;
+    Ok(super::run::exit_code(outcome))
 }
 
 /// The file this sweep created: removed, as a `[[sweep]]` in a scenario removes its own, or
@@ -409,23 +367,4 @@ fn open_checked(sweep: &PlanSweep, path: &Path) -> Result<DirectTarget, CliError
         }
     }
     Ok(target)
-}
-
-/// The run directory (--out, or runs/sweep-<UTC timestamp>) with plan.json in it, the log
-/// file opened there.
-fn start_run_dir(args: &Args, plan: &Plan) -> Result<(PathBuf, RunDir), CliError> {
-    let out = args.out.clone().unwrap_or_else(|| {
-        let stamp: String = utc_now()
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .collect();
-        PathBuf::from("runs").join(format!("sweep-{stamp}"))
-    });
-    let dir = RunDir::create(&out).map_err(|e| CliError::Invalid(e.to_string()))?;
-    report::write_json(&out.join(report::PLAN_FILE), plan)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    if let Ok(f) = std::fs::File::create(out.join(report::LOG_FILE)) {
-        super::logging::set_log_file(f);
-    }
-    Ok((out, dir))
 }

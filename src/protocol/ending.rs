@@ -48,6 +48,8 @@ pub enum Stage {
     Capture,
     /// Writing the results.
     Results,
+    /// A capture's requests replayed on a target (`drivebench replay`).
+    Replay,
 }
 
 /// The underlying error, with its own type (an engine's, the fleet's, the loader's, an I/O

@@ -6,11 +6,13 @@
 //! started or attached in `servers`. `recheck` the TPC-C consistency checks run again on a
 //! finished run's instances (`drivebench check`); `sweeps` the synthetic I/O sweeps that follow
 //! the phases; `db_curve` runs a `[[curve]]` after the phases with the same clients;
-//! `preflight` what can be known before anything starts.
+//! `preflight` what can be known before anything starts; `lifecycle` a run from its run
+//! directory to its rendered results, around all of these.
 
 pub mod capture;
 mod db_curve;
 mod ending;
+pub mod lifecycle;
 mod load;
 mod measure;
 mod phases;
@@ -18,6 +20,7 @@ pub mod prebuilt;
 pub mod preflight;
 pub mod recheck;
 pub mod servers;
+mod signals;
 mod stall;
 mod start_at;
 mod steady;
