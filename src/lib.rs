@@ -22,17 +22,22 @@
 //!   are written to.
 //! - [`results`]: the results model: a run (`RunReport`, result.json), its phases, series rows
 //!   and preflight findings, and what the phase-closing computations fill in (telemetry and
-//!   verdict per phase, steady-state rounds, TPC-C figures and checks, load curves, sweeps);
-//!   a run's status as one enum carrying its error (`status`); the result.json reader; the
-//!   `Table` model summary.md and report.html both render (`table`).
+//!   verdict per phase, steady-state rounds, a benchmark's figures and checks, typed in its
+//!   `workload` folder, load curves, sweeps); a run's status as one enum carrying its error
+//!   (`status`); the result.json reader; the `Table` model summary.md and report.html both
+//!   render (`table`).
 //! - [`console`]: the live console: progress bars, interval and closing lines.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
 //!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
 //!   that load curves steer; the `Fleet` of every instance's clients.
-//! - [`workload`]: what a virtual client does: `sysbench` OLTP tests and `tpcc` (transactions,
-//!   terminals, load, consistency checks), data generation, distributions.
 //! - [`scenario`]: the scenario file as written, `--set` overrides, and the resolved `Plan`
-//!   (with its `[[sweep]]` and `[[curve]]` entries).
+//!   (with its `[[sweep]]` and `[[curve]]` entries); the benchmark's part of `[workload]` is
+//!   resolved by `workload`.
+//! - [`workload`]: what a virtual client does, one folder per benchmark: `sysbench` OLTP tests
+//!   and `tpcc` (transactions, terminals, load, consistency checks, per-phase figures, the NOPM
+//!   and isolation probe), each with its options and their resolution from the `[workload]`
+//!   section (`section`), data generation, distributions; `benchmark`: the one dispatch on
+//!   `Benchmark`.
 //! - [`replay`]: a capture's requests put on another file or block device (io_uring, O_DIRECT)
 //!   at their recorded times, scaled, or as fast as the recorded concurrency allows, with each
 //!   request's schedule lag, latency per operation and file class, and the fidelity verdict.

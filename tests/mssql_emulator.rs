@@ -250,6 +250,7 @@ async fn tds_emulator_not_sql_server_sysbench_schema_load_and_every_statement() 
             .as_ref()
             .unwrap()
             .workload
+            .benchmark
             .sysbench()
             .unwrap()
             .clone(),

@@ -159,6 +159,7 @@ fn time_scale_scales_durations_not_counts() {
                 .as_ref()
                 .unwrap()
                 .workload
+                .benchmark
                 .sysbench()
                 .map(|o| o.tables)
         ),

@@ -61,7 +61,7 @@ pub async fn check(args: Args) -> Result<i32, CliError> {
     r.checked_at = Some(drivebench_core::config::units::utc_now());
     if r.status.is_complete() {
         r.status = RunStatus::Complete {
-            failed_checks: crate::results::tpcc::checks_error(&r.checks),
+            failed_checks: crate::workload::tpcc::figures::checks_error(&r.checks),
         };
     }
     let write_err = |e: String| CliError::Failed(format!("writing results: {e}"));

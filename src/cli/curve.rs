@@ -18,6 +18,7 @@ pub async fn curve(args: Args) -> Result<i32, CliError> {
         && db.curve.is_none()
     {
         db.workload
+            .benchmark
             .check_curve(&KeyPath::root().key("workload").key("pacing"))
             .map_err(|e| CliError::Invalid(format!("{file}: {}: {}", e.key, e.message)))?;
         db.curve = Some(PlanCurve::default_for(scale));

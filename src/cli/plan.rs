@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{CliError, EXIT_OK, ScenarioArgs};
 use crate::protocol::preflight;
 use crate::scenario::Plan;
-use crate::scenario::plan::{DatabaseRun, Estimates, PlanWorkload, TpccPacing};
+use crate::scenario::plan::{DatabaseRun, Estimates, PlanWorkload};
 use drivebench_core::config::units::format_bytes;
 use drivebench_core::config::units::{format_count, format_duration};
 
@@ -90,43 +90,11 @@ fn workload(s: &mut String, w: &PlanWorkload) {
         Some(r) => format!("open model, {r} tx/s per instance (Poisson arrivals)"),
         None => "closed loop".to_string(),
     };
-    if let Some(o) = w.sysbench() {
-        let _ = writeln!(
-            s,
-            "workload  sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}, prepare {}",
-            o.test.name(),
-            o.tables,
-            format_count(u64::from(o.table_size)),
-            w.clients,
-            o.rand_type.name(),
-            w.prepare.name()
-        );
-    }
-    if let Some(t) = w.tpcc() {
-        let pacing = match t.pacing {
-            TpccPacing::Spec => format!(
-                "spec pacing (keying 18/3/2/2/2 s, think 12/12/10/5/5 s), {} terminals per warehouse",
-                t.terminals_per_warehouse
-            ),
-            TpccPacing::None => format!("no keying or think time, {pacing}"),
-        };
-        let _ = writeln!(
-            s,
-            "workload  TPC-C-like, {} warehouses, {} virtual users per instance, {pacing}, mix {}, isolation {}, prepare {}{}",
-            t.warehouses,
-            w.clients,
-            t.mix.describe(),
-            t.isolation.map_or("the engine's default", |l| l.name()),
-            w.prepare.name(),
-            if t.procedures {
-                ", each transaction one stored-procedure call"
-            } else {
-                ""
-            }
-        );
-        for d in t.deviations(w.clients, w.rate) {
-            let _ = writeln!(s, "          non-spec: {d}");
-        }
+    for line in w
+        .benchmark
+        .plan_lines(w.clients, w.rate, &pacing, w.prepare)
+    {
+        let _ = writeln!(s, "{line}");
     }
     if w.pooled() {
         let _ = writeln!(

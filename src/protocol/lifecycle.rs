@@ -188,7 +188,7 @@ fn serve_live(
 fn close(report: &mut RunReport, ending: &Ending) -> Outcome {
     match ending {
         Ending::Complete => {
-            let failed_checks = crate::results::tpcc::checks_error(&report.checks);
+            let failed_checks = crate::workload::tpcc::figures::checks_error(&report.checks);
             let outcome = match failed_checks {
                 None => Outcome::Complete,
                 Some(_) => Outcome::Failed,

@@ -1,6 +1,6 @@
 //! Loading every instance before the phases, whatever the benchmark: one load per instance,
-//! all in parallel, with one progress bar over their rows. The benchmark is dispatched here
-//! (and in `statements_per_client`), once.
+//! all in parallel, with one progress bar over their rows. The benchmark's loader is chosen by
+//! `Benchmark::load`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,26 +10,19 @@ use tokio_util::sync::CancellationToken;
 
 use super::RunCtx;
 use super::stall::{LoadProgress, watch_load};
-use crate::engines::statements::NoStatements;
-use crate::engines::{Connector, EngineError};
-use crate::scenario::plan::{Benchmark, PrepareMode};
+use crate::engines::Connector;
 use crate::scenario::plan::{DatabaseRun, DbPlan};
-use crate::workload::sysbench::Sysbench;
-use crate::workload::sysbench::load::{self as sysbench_load, LoadError, LoadReport};
-use crate::workload::tpcc::load::{self as tpcc_load, TpccLoadError};
-use crate::workload::tpcc::procs::TpccSqlError;
-use crate::workload::tpcc::schema as tpcc_schema;
-use crate::workload::tpcc::workload::{Tpcc, load_params, timestamp_now};
+use crate::workload::load::{InstanceLoad, LoadError};
+use crate::workload::section::PrepareMode;
+use crate::workload::sysbench::load::LoadReport;
 
 /// Statements each client connection prepares (sizes the servers' statement limits).
 pub fn statements_per_client(db: &DatabaseRun) -> usize {
-    let dialect = db.instances.first().map(|i| i.engine.dialect());
-    match (&db.workload.benchmark, dialect) {
-        (Benchmark::Sysbench { sysbench: o }, Some(dialect)) => {
-            Sysbench::new(o.clone(), dialect).statements_per_client()
-        }
-        _ => Tpcc::statements_per_client(),
-    }
+    db.instances.first().map_or(0, |i| {
+        db.workload
+            .benchmark
+            .statements_per_client(i.engine.dialect())
+    })
 }
 
 /// Why a load did not finish.
@@ -38,13 +31,7 @@ pub enum LoadFailure {
     #[error("load interrupted")]
     Interrupted,
     #[error(transparent)]
-    Sysbench(LoadError),
-    #[error(transparent)]
-    Tpcc(TpccLoadError),
-    #[error(transparent)]
-    Sql(#[from] TpccSqlError),
-    #[error("create the TPC-C procedures: {0}")]
-    Procedures(#[source] EngineError),
+    Load(LoadError),
     /// The instance at this index is hung or unreachable.
     #[error("instance {0}: {1}")]
     Stalled(usize, #[source] super::stall::Stalled),
@@ -54,23 +41,8 @@ impl From<LoadError> for LoadFailure {
     fn from(e: LoadError) -> Self {
         match e {
             LoadError::Interrupted => LoadFailure::Interrupted,
-            e => LoadFailure::Sysbench(e),
+            e => LoadFailure::Load(e),
         }
-    }
-}
-
-impl From<TpccLoadError> for LoadFailure {
-    fn from(e: TpccLoadError) -> Self {
-        match e {
-            TpccLoadError::Interrupted => LoadFailure::Interrupted,
-            e => LoadFailure::Tpcc(e),
-        }
-    }
-}
-
-impl From<NoStatements> for LoadFailure {
-    fn from(e: NoStatements) -> Self {
-        LoadFailure::Sql(e.into())
     }
 }
 
@@ -83,46 +55,18 @@ pub async fn load_instance<C: Connector>(
     rows_done: Arc<AtomicU64>,
     cancel: CancellationToken,
 ) -> Result<LoadReport, LoadFailure> {
-    let dialect = plan.db.instances[index].engine.dialect();
-    let o = match &plan.db.workload.benchmark {
-        Benchmark::Tpcc { tpcc } => tpcc,
-        Benchmark::Sysbench { sysbench: o } => {
-            return Ok(sysbench_load::prepare(sysbench_load::LoadJob {
-                connector,
-                statements: Arc::new(crate::workload::sysbench::statements(dialect)),
-                opts: o.clone(),
-                mode,
-                seed: plan.seed(),
-                instance: index as u64,
-                rows_done,
-                cancel,
-            })
-            .await?);
-        }
-    };
-    let report = tpcc_load::load(tpcc_load::TpccLoadJob {
-        connector: connector.clone(),
-        name: plan.db.instances[index].name.clone(),
-        reload: mode == PrepareMode::Always,
-        never_load: mode == PrepareMode::Never,
-        schema: Arc::new(tpcc_schema::schema(dialect)?),
-        statements: Arc::new(tpcc_schema::statements(dialect)?),
-        warehouses: o.warehouses,
-        params: Arc::new(load_params(plan.seed(), timestamp_now())),
+    let inst = &plan.db.instances[index];
+    let job = InstanceLoad {
+        connector,
+        name: inst.name.clone(),
+        dialect: inst.engine.dialect(),
+        mode,
+        seed: plan.seed(),
         instance: index as u64,
         rows_done,
         cancel,
-    })
-    .await?;
-    if o.procedures {
-        // Loaded now or reused: the procedures are (re)created either way.
-        let st = crate::workload::tpcc::procs::procedures(dialect)?;
-        let mut s = connector.connect().await.map_err(LoadFailure::Procedures)?;
-        crate::workload::tpcc::procs::install(&mut s, &st)
-            .await
-            .map_err(LoadFailure::Procedures)?;
-    }
-    Ok(report)
+    };
+    Ok(plan.db.workload.benchmark.load(job).await?)
 }
 
 /// Load every instance in parallel, reporting progress and each instance's load.

@@ -7,21 +7,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::results::run::CopyReport;
-use crate::scenario::plan::Benchmark;
 use crate::scenario::plan::DbPlan;
 
 /// The pre-built copy a plan uses: same engine, benchmark data (tables, rows, index or
 /// warehouses) and seed.
 pub fn key(plan: DbPlan<'_>) -> String {
-    let data = match &plan.db.workload.benchmark {
-        Benchmark::Sysbench { sysbench: o } => format!(
-            "{}x{}-{}",
-            o.tables,
-            o.table_size,
-            if o.create_secondary { "k" } else { "nok" }
-        ),
-        Benchmark::Tpcc { tpcc: t } => format!("tpcc{}w", t.warehouses),
-    };
+    let data = plan.db.workload.benchmark.data_key();
     format!(
         "{}-{data}-seed{}",
         plan.db.instances[0].engine.as_str(),

@@ -15,7 +15,7 @@ use crate::engines::{
 };
 use crate::results::finding::{Finding, Level};
 use crate::scenario::Plan;
-use crate::scenario::plan::{DatabaseRun, Provision, SysbenchTest};
+use crate::scenario::plan::{DatabaseRun, Provision};
 use drivebench_core::config::units::{format_bytes, format_ratio};
 use drivebench_system::target::{self};
 
@@ -152,12 +152,7 @@ fn database_findings(db: &DatabaseRun, target: &str, out: &mut Vec<Finding>) {
 /// A single-writer engine (SQLite) serialises the writes of many clients: say so.
 fn single_writer(db: &DatabaseRun, out: &mut Vec<Finding>) {
     let w = &db.workload;
-    let writes = w.sysbench().is_none_or(|o| {
-        !matches!(
-            o.test,
-            SysbenchTest::OltpReadOnly | SysbenchTest::OltpPointSelect
-        )
-    });
+    let writes = w.benchmark.writes();
     if let Some(i) = db.instances.iter().find(|i| i.engine.ops().single_writer)
         && writes
         && w.clients > 1

@@ -10,15 +10,14 @@ use std::time::Duration;
 
 use super::servers::{self, NotConfigured, config_of};
 use super::statements_per_client;
-use super::tpcc::CheckError;
-use super::tpcc::check_instance;
 use crate::engines::EngineError;
 use crate::engines::server::PasswordError;
 use crate::engines::server::Server;
 use crate::engines::{BoxFuture, Connector, Embedded, EngineVisitor, dispatch};
 use crate::results::RunReport;
-use crate::results::tpcc::InstanceCheck;
 use crate::scenario::plan::{PlanInstance, Provision};
+use crate::workload::tpcc::figures::InstanceCheck;
+use crate::workload::tpcc::probe::{CheckError, Instance, check_instance};
 
 /// How long reaching a server may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -88,7 +87,7 @@ pub async fn recheck(r: &RunReport, only: &[String]) -> Result<Vec<InstanceCheck
     let Some(db) = &r.plan.database else {
         return Err(RecheckError::NotTpcc("a sweep".into()));
     };
-    let Some(tpcc) = db.workload.tpcc() else {
+    let Some(tpcc) = db.workload.benchmark.tpcc() else {
         return Err(RecheckError::NotTpcc(db.workload.describe()));
     };
     let known: Vec<&str> = db.instances.iter().map(|i| i.name.as_str()).collect();
@@ -150,6 +149,10 @@ impl<'a> Recheck<'a> {
         }
         let mut out = Vec::new();
         for (inst, c) in self.chosen.into_iter().zip(&reached) {
+            let inst = Instance {
+                name: &inst.name,
+                dialect: inst.engine.dialect(),
+            };
             let checks = check_instance(c, inst, self.warehouses).await;
             out.extend(checks?);
         }

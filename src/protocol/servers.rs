@@ -20,7 +20,8 @@ use crate::engines::server::{
 use crate::engines::{Engine, EngineError};
 use crate::results::run::CopyReport;
 use crate::scenario::plan::DbPlan;
-use crate::scenario::plan::{PlanInstance, PrepareMode, Provision};
+use crate::scenario::plan::{PlanInstance, Provision};
+use crate::workload::section::PrepareMode;
 use drivebench_system::target::leftovers::{Kind, create_marked_dir};
 
 /// The password of an external instance, from `password_env` or `password_file`.
@@ -36,7 +37,7 @@ pub fn password(inst: &PlanInstance) -> Result<Option<String>, PasswordError> {
 pub fn demand(plan: DbPlan<'_>) -> Demand {
     Demand {
         connections: plan.db.workload.connections(),
-        tables: plan.db.workload.tables(),
+        tables: plan.db.workload.benchmark.tables(),
         statements_per_client: super::statements_per_client(plan.db),
     }
 }

@@ -13,7 +13,7 @@ use super::svg::{Chart, Scale, Series, escape, render};
 use crate::results::finding::Level;
 use crate::results::run::RunReport;
 use crate::results::status::RunStatus;
-use crate::scenario::plan::Benchmark;
+use crate::workload::benchmark::Benchmark;
 use drivebench_core::config::units::format_bytes;
 use drivebench_core::config::units::format_seconds;
 

@@ -11,15 +11,15 @@ use crate::results::phase::PhaseReport;
 
 use super::svg::escape;
 use crate::results::run::RunReport;
-use crate::results::tpcc::TpccPhase;
-use crate::scenario::plan::TpccPacing;
+use crate::workload::tpcc::figures::TpccPhase;
+use crate::workload::tpcc::options::TpccPacing;
 
 /// The TPC-C section: one part per recorded phase with TPC-C figures, then the checks.
 pub(super) fn section(s: &mut String, r: &RunReport) {
     let Some(w) = r.plan.database.as_ref().map(|d| &d.workload) else {
         return;
     };
-    let Some(opts) = w.tpcc() else {
+    let Some(opts) = w.benchmark.tpcc() else {
         return;
     };
     let scheduled = opts.pacing == TpccPacing::Spec || w.rate.is_some();
@@ -60,7 +60,7 @@ fn phase(s: &mut String, ph: &PhaseReport, tp: &TpccPhase, scheduled: bool) {
         s,
         "<h2 class=\"tpcc\">TPC-C-like: {name}</h2><p class=\"tpcc-headline\">TPC-C-like (not audited): tpmC <b>{:.0}</b>{}{nopm}{eff}; {}.</p><p>Mix minimums (5.2.3, judged {}): {}; 90th-percentile response-time limits (5.2.5.3): {}.</p>",
         tp.tpmc,
-        escape(&crate::results::tpcc::committed_text(tp)),
+        escape(&crate::workload::tpcc::figures::committed_text(tp)),
         escape(&tp.mix_text()),
         escape(&tp.judged_text(&ph.summary)),
         badge(mix_ok, "met", "NOT met"),
@@ -85,7 +85,7 @@ fn phase(s: &mut String, ph: &PhaseReport, tp: &TpccPhase, scheduled: bool) {
         let _ = write!(
             s,
             "<p class=\"tpcc-isolation\">Isolation (read back): {}.</p>",
-            escape(&crate::results::tpcc::isolation_text(tp))
+            escape(&crate::workload::tpcc::figures::isolation_text(tp))
         );
     }
     if let Some(d) = &tp.delivery_skips {

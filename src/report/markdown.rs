@@ -90,7 +90,7 @@ fn workload_lines(s: &mut String, r: &RunReport) {
             Some(rate) => format!("open model at {rate} tx/s per instance"),
             None => "closed loop".into(),
         };
-        match w.sysbench() {
+        match w.benchmark.sysbench() {
             Some(o) => {
                 let _ = writeln!(
                     s,
@@ -176,7 +176,7 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
 }
 
 /// Per-kind figures and the TPC-C-like headline of a phase.
-fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &crate::results::tpcc::TpccPhase) {
+fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &crate::workload::tpcc::figures::TpccPhase) {
     let _ = writeln!(
         s,
         "
@@ -209,7 +209,7 @@ fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &crate::results::tpcc::Tpc
             k.retries
         );
     }
-    let committed = crate::results::tpcc::committed_text(tp);
+    let committed = crate::workload::tpcc::figures::committed_text(tp);
     let nopm = tp
         .nopm
         .map(|n| format!(", NOPM {n:.0}"))
@@ -231,7 +231,7 @@ TPC-C-like (not audited): tpmC {:.0}{committed}{nopm}{eff}; {}; mix minimums ({}
         let _ = writeln!(
             s,
             "Isolation (read back): {}.",
-            crate::results::tpcc::isolation_text(tp)
+            crate::workload::tpcc::figures::isolation_text(tp)
         );
     }
     if let Some(d) = &tp.delivery_skips {

@@ -13,7 +13,6 @@ pub mod steady;
 pub mod sweeps;
 pub mod table;
 pub mod telemetry;
-pub mod tpcc;
 
 use std::path::Path;
 

@@ -30,7 +30,7 @@ pub struct PhaseReport {
     pub histogram: String,
     /// TPC-C figures of a recorded phase (tpmC, NOPM, efficiency, mix, response-time limits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tpcc: Option<crate::results::tpcc::TpccPhase>,
+    pub tpcc: Option<crate::workload::tpcc::figures::TpccPhase>,
     /// What the drive and the host did, and what held the phase back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::results::telemetry::PhaseTelemetry>,

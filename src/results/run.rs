@@ -43,7 +43,7 @@ pub struct RunReport {
     pub sweeps: Vec<super::sweeps::SweepReport>,
     /// Consistency checks run after the phases (TPC-C, clause 3.3.2), per instance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub checks: Vec<super::tpcc::InstanceCheck>,
+    pub checks: Vec<crate::workload::tpcc::figures::InstanceCheck>,
     /// RFC 3339, UTC: when `drivebench check` last replaced `checks` (absent: the run's own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked_at: Option<String>,

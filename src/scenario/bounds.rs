@@ -1,34 +1,10 @@
-//! Bounds that several scenario sections share: integer options within limits, durations
-//! above zero and scaled by `--time-scale`, and the most virtual clients an instance may have.
+//! Bounds that several scenario sections share: durations above zero and scaled by
+//! `--time-scale`.
 
 use std::time::Duration;
 
 use drivebench_core::config::units::parse_duration;
 use drivebench_core::config::{Invalid, KeyPath};
-
-/// Most virtual clients one instance may have.
-pub const MAX_CLIENTS: i64 = 15_000;
-
-/// An integer option with bounds; absent means `default`.
-pub fn int_in(
-    value: Option<i64>,
-    default: i64,
-    min: i64,
-    max: i64,
-    key: KeyPath,
-) -> Result<u32, Invalid> {
-    let v = value.unwrap_or(default);
-    if v < min {
-        return Err(Invalid::new(
-            key,
-            format!("must be at least {min}, got {v}"),
-        ));
-    }
-    if v > max {
-        return Err(Invalid::new(key, format!("must be at most {max}, got {v}")));
-    }
-    Ok(v as u32)
-}
 
 /// The longest duration after `--time-scale`: the longest a scenario may write (about 31
 /// years), so that the plan's sums of durations stay far from overflowing.

@@ -196,7 +196,13 @@ fn resolve_one(c: &CurveSection, key: &KeyPath, time_scale: f64) -> Result<PlanC
         Some(s) => Some(latency_ms(&s.p99, key.key("slo").key("p99"))?),
         None => None,
     };
-    let slo_steps = super::bounds::int_in(c.slo_steps, 4, 0, MAX_SLO_STEPS, key.key("slo_steps"))?;
+    let slo_steps = drivebench_core::config::bounds::int_in(
+        c.slo_steps,
+        4,
+        0,
+        MAX_SLO_STEPS,
+        key.key("slo_steps"),
+    )?;
     Ok(PlanCurve {
         spec: CurveSpec {
             points_pct,

@@ -10,7 +10,6 @@ mod phases;
 pub mod plan;
 pub mod resolve;
 pub mod sweep;
-mod tpcc;
 
 use std::path::Path;
 

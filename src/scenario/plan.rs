@@ -5,10 +5,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
-pub use super::file::{BenchmarkKind, PrepareMode, Provision};
+pub use super::file::Provision;
 use crate::engines::EngineConfig;
 use crate::engines::EngineKind;
-use drivebench_core::config::{Invalid, KeyPath};
+use crate::workload::benchmark::Benchmark;
+use crate::workload::section::{BenchmarkKind, PrepareMode};
 
 /// A resolved run: what every run shares, the database part when the run has one, then the
 /// synthetic I/O sweeps. A scenario always has a database part; `drivebench sweep` has none.
@@ -258,26 +259,6 @@ impl PlanWorkload {
     }
 }
 
-/// The benchmark a plan runs, with the options of that benchmark only.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-#[serde(tag = "benchmark", rename_all = "lowercase")]
-pub enum Benchmark {
-    /// `benchmark = "sysbench"`.
-    Sysbench { sysbench: SysbenchOptions },
-    /// `benchmark = "tpcc"`.
-    Tpcc { tpcc: TpccOptions },
-}
-
-impl Benchmark {
-    /// Rows the initial population holds per instance.
-    pub fn loaded_rows(&self) -> u64 {
-        match self {
-            Benchmark::Sysbench { sysbench } => sysbench.loaded_rows(),
-            Benchmark::Tpcc { tpcc } => tpcc.loaded_rows(),
-        }
-    }
-}
-
 /// `workload` as read back from plan.json or result.json. A sweep-only result written before
 /// the database part became optional holds a placeholder: a sysbench workload of 0 clients
 /// without a `sysbench` table; it reads as no workload.
@@ -286,7 +267,9 @@ fn read_workload<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PlanWorkload>
     let Some(value) = value else {
         return Ok(None);
     };
-    let no_options = value.get("sysbench").is_none() && value.get("tpcc").is_none();
+    let no_options = BenchmarkKind::ALL
+        .iter()
+        .all(|k| value.get(k.name()).is_none());
     if no_options && value.get("clients").and_then(|c| c.as_u64()) == Some(0) {
         return Ok(None);
     }
@@ -296,33 +279,6 @@ fn read_workload<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PlanWorkload>
 }
 
 impl PlanWorkload {
-    /// The sysbench options, when the benchmark is sysbench.
-    pub fn sysbench(&self) -> Option<&SysbenchOptions> {
-        match &self.benchmark {
-            Benchmark::Sysbench { sysbench } => Some(sysbench),
-            Benchmark::Tpcc { .. } => None,
-        }
-    }
-
-    /// The TPC-C options, when the benchmark is TPC-C.
-    pub fn tpcc(&self) -> Option<&TpccOptions> {
-        match &self.benchmark {
-            Benchmark::Tpcc { tpcc } => Some(tpcc),
-            Benchmark::Sysbench { .. } => None,
-        }
-    }
-
-    /// A curve sets the rate itself: it needs transactions back to back, not terminals' pacing.
-    pub fn check_curve(&self, key: &KeyPath) -> Result<(), Invalid> {
-        if self.tpcc().is_some_and(|t| t.pacing == TpccPacing::Spec) {
-            return Err(Invalid::new(
-                key.clone(),
-                "a curve sets the rate itself; TPC-C needs workload.pacing = \"none\" (throughput mode) for a curve",
-            ));
-        }
-        Ok(())
-    }
-
     /// Sessions each instance opens for clients.
     pub fn connections(&self) -> u32 {
         if self.connections == 0 {
@@ -337,294 +293,9 @@ impl PlanWorkload {
         self.connections() < self.clients
     }
 
-    /// Tables the workload touches (sizes table caches).
-    pub fn tables(&self) -> u32 {
-        match &self.benchmark {
-            Benchmark::Sysbench { sysbench } => sysbench.tables,
-            Benchmark::Tpcc { .. } => 9,
-        }
-    }
-
     /// One line saying what runs, e.g. "sysbench oltp_read_write, 4 tables x 10,000 rows".
     pub fn describe(&self) -> String {
-        match &self.benchmark {
-            Benchmark::Sysbench { sysbench: o } => format!(
-                "sysbench {}, {} tables x {} rows, rand_type {}",
-                o.test.name(),
-                o.tables,
-                o.table_size,
-                o.rand_type.name()
-            ),
-            Benchmark::Tpcc { tpcc } => tpcc.describe(self.clients, self.connections()),
-        }
-    }
-}
-
-/// TPC-C pacing.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum TpccPacing {
-    /// Keying and think times of clause 5.2.5 (the spec's terminals).
-    Spec,
-    /// No keying or think time: transactions back to back (throughput mode).
-    None,
-}
-
-impl TpccPacing {
-    pub fn name(self) -> &'static str {
-        match self {
-            TpccPacing::Spec => "spec",
-            TpccPacing::None => "none",
-        }
-    }
-}
-
-/// How a TPC-C terminal picks its next transaction kind.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum TpccMix {
-    /// The deck of 5.2.4.2: 45 New-Order, 43 Payment and 4 of each other kind per 100 cards,
-    /// every full deck meeting the minimums of 5.2.3 (as BenchBase and go-tpc weigh them).
-    #[default]
-    Spec,
-    /// HammerDB's and sysbench-tpcc's independent random draw weighted 10/10/1/1/1 of 23
-    /// (New-Order 43.5 %); the minimums hold on average only.
-    Hammerdb,
-}
-
-impl TpccMix {
-    pub const ALL: [TpccMix; 2] = [TpccMix::Spec, TpccMix::Hammerdb];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            TpccMix::Spec => "spec",
-            TpccMix::Hammerdb => "hammerdb",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    /// "spec deck 45/43/4/4/4" or "hammerdb draw 10/10/1/1/1".
-    pub fn describe(self) -> &'static str {
-        match self {
-            TpccMix::Spec => "spec deck 45/43/4/4/4",
-            TpccMix::Hammerdb => "hammerdb random draw 10/10/1/1/1",
-        }
-    }
-}
-
-/// Where every drivebench TPC-C run departs from the spec, whatever its options.
-pub const INHERENT_DEVIATIONS: [&str; 3] = [
-    "Delivery runs in the terminal as one transaction, not queued for deferred execution (2.7.2): its response time is the whole Delivery, judged against the deferred part's 80 s limit",
-    "no emulated user screens, menu or terminal I/O (2.2, 5.2.5.1): response times are measured at the driver",
-    "of clause 3's ACID tests only the consistency conditions (3.3.2) run; atomicity, isolation and durability are not tested",
-];
-
-/// TPC-C options.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-pub struct TpccOptions {
-    pub warehouses: u32,
-    pub pacing: TpccPacing,
-    /// Terminals (virtual users) per warehouse under spec pacing; the spec has 10.
-    pub terminals_per_warehouse: u32,
-    /// Each transaction is one stored-procedure call (MariaDB/MySQL, PostgreSQL, SQL Server).
-    #[serde(default)]
-    pub procedures: bool,
-    /// How each terminal picks its next transaction kind (absent in older results: spec).
-    #[serde(default)]
-    pub mix: TpccMix,
-    /// The isolation level every session is set to; None: the engine's default.
-    #[serde(default)]
-    pub isolation: Option<crate::engines::isolation::Isolation>,
-}
-
-impl TpccOptions {
-    /// Rows the initial population holds per instance (ORDER-LINE averages 10 per order).
-    pub fn loaded_rows(&self) -> u64 {
-        let per_warehouse = 1 + 10 + 30_000 * 3 + 9_000 + 300_000 + 100_000;
-        100_000 + u64::from(self.warehouses) * per_warehouse
-    }
-
-    /// Where this mode departs from the spec, said plainly (empty when it does not).
-    pub fn deviations(&self, clients: u32, rate: Option<f64>) -> Vec<String> {
-        let mut out = Vec::new();
-        match self.pacing {
-            TpccPacing::None => out.push(
-                "pacing = \"none\": no keying or think times (throughput mode); tpmC is not bounded by 12.86 per warehouse and efficiency is not reported".to_string(),
-            ),
-            TpccPacing::Spec if self.terminals_per_warehouse != 10 => out.push(format!(
-                "terminals_per_warehouse = {} (the spec has 10)",
-                self.terminals_per_warehouse
-            )),
-            TpccPacing::Spec => {}
-        }
-        if rate.is_some() {
-            out.push("rate: open-model arrivals instead of terminals' own pacing".to_string());
-        }
-        if self.mix == TpccMix::Hammerdb {
-            out.push("mix = \"hammerdb\": each kind drawn at random 10/10/1/1/1 of 23 (HammerDB, sysbench-tpcc) instead of dealt from a deck (5.2.4.2); New-Order is 43.5 % of the work instead of 45 %, so tpmC is about 3.5 % lower for the same work, and the minimums of 5.2.3 hold on average only".to_string());
-        }
-        let w = u64::from(self.warehouses);
-        if u64::from(clients) < w {
-            out.push(format!(
-                "{clients} clients for {w} warehouses: only {clients} warehouses are home to a terminal"
-            ));
-        }
-        out.extend(INHERENT_DEVIATIONS.iter().map(|d| d.to_string()));
-        out
-    }
-
-    pub fn describe(&self, clients: u32, connections: u32) -> String {
-        let pool = if connections < clients {
-            format!(" on {connections} connections")
-        } else {
-            String::new()
-        };
-        format!(
-            "TPC-C-like, {} warehouses, pacing {}, mix {}, {clients} virtual users{pool}",
-            self.warehouses,
-            self.pacing.name(),
-            self.mix.name()
-        )
-    }
-}
-
-/// sysbench OLTP tests, by their sysbench names.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum SysbenchTest {
-    OltpReadWrite,
-    OltpReadOnly,
-    OltpWriteOnly,
-    OltpPointSelect,
-    OltpUpdateIndex,
-    OltpUpdateNonIndex,
-    OltpInsert,
-    OltpDelete,
-}
-
-impl SysbenchTest {
-    pub const ALL: [SysbenchTest; 8] = [
-        SysbenchTest::OltpReadWrite,
-        SysbenchTest::OltpReadOnly,
-        SysbenchTest::OltpWriteOnly,
-        SysbenchTest::OltpPointSelect,
-        SysbenchTest::OltpUpdateIndex,
-        SysbenchTest::OltpUpdateNonIndex,
-        SysbenchTest::OltpInsert,
-        SysbenchTest::OltpDelete,
-    ];
-    pub fn name(self) -> &'static str {
-        match self {
-            SysbenchTest::OltpReadWrite => "oltp_read_write",
-            SysbenchTest::OltpReadOnly => "oltp_read_only",
-            SysbenchTest::OltpWriteOnly => "oltp_write_only",
-            SysbenchTest::OltpPointSelect => "oltp_point_select",
-            SysbenchTest::OltpUpdateIndex => "oltp_update_index",
-            SysbenchTest::OltpUpdateNonIndex => "oltp_update_non_index",
-            SysbenchTest::OltpInsert => "oltp_insert",
-            SysbenchTest::OltpDelete => "oltp_delete",
-        }
-    }
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.name() == name)
-    }
-}
-
-/// The default random generator, as sysbench's `--rand-type`.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum RandType {
-    Special,
-    Uniform,
-    Gaussian,
-    Pareto,
-    Zipfian,
-}
-
-impl RandType {
-    pub fn name(self) -> &'static str {
-        match self {
-            RandType::Special => "special",
-            RandType::Uniform => "uniform",
-            RandType::Gaussian => "gaussian",
-            RandType::Pareto => "pareto",
-            RandType::Zipfian => "zipfian",
-        }
-    }
-    pub const NAMES: &'static str = "special, uniform, gaussian, pareto, zipfian";
-    pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "special" => RandType::Special,
-            "uniform" => RandType::Uniform,
-            "gaussian" => RandType::Gaussian,
-            "pareto" => RandType::Pareto,
-            "zipfian" => RandType::Zipfian,
-            _ => return None,
-        })
-    }
-}
-
-/// sysbench's workload options with sysbench's names and (1.0.20) defaults.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-pub struct SysbenchOptions {
-    pub test: SysbenchTest,
-    pub tables: u32,
-    pub table_size: u32,
-    pub range_size: u32,
-    pub point_selects: u32,
-    pub simple_ranges: u32,
-    pub sum_ranges: u32,
-    pub order_ranges: u32,
-    pub distinct_ranges: u32,
-    pub index_updates: u32,
-    pub non_index_updates: u32,
-    pub delete_inserts: u32,
-    pub range_selects: bool,
-    pub skip_trx: bool,
-    pub auto_inc: bool,
-    pub create_secondary: bool,
-    pub rand_type: RandType,
-    pub rand_spec_pct: u32,
-    pub rand_spec_res: u32,
-    pub rand_spec_iter: u32,
-    pub rand_pareto_h: f64,
-    pub rand_zipfian_exp: f64,
-}
-
-impl SysbenchOptions {
-    /// sysbench 1.0.20's defaults for `test` (oltp_point_select runs one point select).
-    pub fn defaults(test: SysbenchTest) -> Self {
-        SysbenchOptions {
-            test,
-            tables: 1,
-            table_size: 10_000,
-            range_size: 100,
-            point_selects: if test == SysbenchTest::OltpPointSelect {
-                1
-            } else {
-                10
-            },
-            simple_ranges: 1,
-            sum_ranges: 1,
-            order_ranges: 1,
-            distinct_ranges: 1,
-            index_updates: 1,
-            non_index_updates: 1,
-            delete_inserts: 1,
-            range_selects: true,
-            skip_trx: false,
-            auto_inc: true,
-            create_secondary: true,
-            rand_type: RandType::Special,
-            rand_spec_pct: 1,
-            rand_spec_res: 75,
-            rand_spec_iter: 12,
-            rand_pareto_h: 0.2,
-            rand_zipfian_exp: 0.8,
-        }
+        self.benchmark.describe(self.clients, self.connections())
     }
 }
 
@@ -666,6 +337,8 @@ pub struct Estimates {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::sysbench::options::{SysbenchOptions, SysbenchTest};
+    use crate::workload::tpcc::options::{TpccMix, TpccOptions, TpccPacing};
 
     fn workload(benchmark: Benchmark) -> PlanWorkload {
         PlanWorkload {

@@ -4,11 +4,13 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use super::bounds::{MAX_CLIENTS, int_in, positive_duration, scale_ms};
-use super::file::{InstanceSection, ScenarioFile, WorkloadSection};
+use super::bounds::{positive_duration, scale_ms};
+use super::file::{InstanceSection, ScenarioFile};
 use super::plan::*;
-use crate::engines::isolation;
 use crate::engines::{EngineConfig, EngineKind};
+use crate::workload::benchmark::{Benchmark, Resolved};
+use crate::workload::section::WorkloadSection;
+use drivebench_core::config::bounds::int_in;
 use drivebench_core::config::error::{Invalid, KeyPath};
 
 /// Shortest report interval after time scaling.
@@ -134,7 +136,7 @@ fn check_something_recorded(
     root: &KeyPath,
 ) -> Result<(), Invalid> {
     if has_curve {
-        return workload.check_curve(&root.key("curve"));
+        return workload.benchmark.check_curve(&root.key("curve"));
     }
     if !phases.iter().any(|p| p.record) {
         return Err(Invalid::new(
@@ -145,58 +147,17 @@ fn check_something_recorded(
     Ok(())
 }
 
-/// The engines that run TPC-C as stored procedures, for a message: "a", "b" or "c".
-fn engines_with_procedures() -> String {
-    let names: Vec<String> = EngineKind::ALL
-        .iter()
-        .filter(|k| k.ops().stored_procedures)
-        .map(|k| format!("\"{}\"", k.as_str()))
-        .collect();
-    match names.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => "none".to_string(),
-    }
-}
-
-/// Workload options that the instances' engines cannot run: TPC-C as stored procedures, an
-/// isolation level the engine does not offer, a shared connection pool on an embedded engine.
+/// Workload options that the instances' engines cannot run: what the benchmark's options ask of
+/// an engine, a shared connection pool on an embedded engine.
 fn check_engines_run_workload(
     instances: &[PlanInstance],
     workload: &PlanWorkload,
     root: &KeyPath,
 ) -> Result<(), Invalid> {
-    if workload.tpcc().is_some_and(|t| t.procedures)
-        && let Some(i) = instances.iter().find(|i| !i.engine.ops().stored_procedures)
-    {
-        return Err(Invalid::new(
-            root.key("workload").key("procedures"),
-            format!(
-                "{} runs TPC-C as client-side statements only; stored procedures are for engine = {}",
-                i.engine.as_str(),
-                engines_with_procedures()
-            ),
-        ));
-    }
-    if let Some(level) = workload.tpcc().and_then(|t| t.isolation)
-        && let Some(i) = instances
-            .iter()
-            .find(|i| !isolation::levels(i.engine.dialect()).contains(&level))
-    {
-        let offered: Vec<&str> = isolation::levels(i.engine.dialect())
-            .iter()
-            .map(|l| l.name())
-            .collect();
-        return Err(Invalid::new(
-            root.key("workload").key("isolation"),
-            format!(
-                "isolation = \"{}\" is not available on engine = \"{}\", which offers {}",
-                level.name(),
-                i.engine.as_str(),
-                offered.join(", ")
-            ),
-        ));
-    }
+    let engines: Vec<EngineKind> = instances.iter().map(|i| i.engine).collect();
+    workload
+        .benchmark
+        .check_engines(&engines, &root.key("workload"))?;
     if workload.pooled() && instances.iter().any(|i| !i.engine.is_server()) {
         return Err(Invalid::new(
             root.key("workload").key("connections"),
@@ -215,12 +176,7 @@ fn estimate(
     let rows_per_instance = workload.benchmark.loaded_rows();
     let data_bytes_per_instance = instances
         .iter()
-        .map(|i| match &workload.benchmark {
-            Benchmark::Sysbench { sysbench: o } => {
-                (i.engine.ops().estimate_sysbench_bytes)(o.loaded_rows(), o.create_secondary)
-            }
-            Benchmark::Tpcc { tpcc: t } => (i.engine.ops().estimate_tpcc_bytes)(t.warehouses),
-        })
+        .map(|i| workload.benchmark.data_bytes(i.engine.ops()))
         .max()
         .unwrap_or(0);
     let shards = u64::from(crate::metrics::shard_count(workload.clients));
@@ -440,29 +396,11 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
         None => PlanWorkload::DEFAULT_STALL_TIMEOUT_MS,
         Some(text) => positive_duration(text, key.key("stall_timeout"))?.as_millis() as u64,
     };
-    let mut prepare = w.prepare.unwrap_or(PrepareMode::Auto);
-    let (clients, benchmark) = match w.benchmark {
-        BenchmarkKind::Sysbench => {
-            only_for(w.benchmark, tpcc_keys(w), key)?;
-            let clients = int_in(w.clients, 1, 1, MAX_CLIENTS, key.key("clients"))?;
-            let sysbench = resolve_sysbench(w, key)?;
-            (clients, Benchmark::Sysbench { sysbench })
-        }
-        BenchmarkKind::Tpcc => {
-            only_for(w.benchmark, sysbench_keys(w), key)?;
-            if w.reload == Some(true) {
-                if w.prepare == Some(PrepareMode::Never) {
-                    return Err(Invalid::new(
-                        key.key("reload"),
-                        "contradicts prepare = \"never\"",
-                    ));
-                }
-                prepare = PrepareMode::Always;
-            }
-            let (clients, tpcc) = super::tpcc::resolve(w, key)?;
-            (clients, Benchmark::Tpcc { tpcc })
-        }
-    };
+    let Resolved {
+        clients,
+        benchmark,
+        prepare,
+    } = Benchmark::resolve(w, key)?;
     let connections = int_in(
         w.connections,
         clients.into(),
@@ -479,202 +417,6 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
         max_attempts,
         stall_timeout_ms,
     })
-}
-
-/// Keys set in the section that belong to another benchmark.
-fn only_for(
-    benchmark: BenchmarkKind,
-    others: Vec<&'static str>,
-    key: &KeyPath,
-) -> Result<(), Invalid> {
-    match others.first() {
-        None => Ok(()),
-        Some(k) => Err(Invalid::new(
-            key.key(k),
-            format!("does not apply to benchmark = \"{}\"", benchmark.name()),
-        )),
-    }
-}
-
-fn tpcc_keys(w: &WorkloadSection) -> Vec<&'static str> {
-    [
-        ("warehouses", w.warehouses.is_some()),
-        ("pacing", w.pacing.is_some()),
-        (
-            "terminals_per_warehouse",
-            w.terminals_per_warehouse.is_some(),
-        ),
-        ("reload", w.reload.is_some()),
-        ("procedures", w.procedures.is_some()),
-        ("mix", w.mix.is_some()),
-        ("isolation", w.isolation.is_some()),
-    ]
-    .into_iter()
-    .filter_map(|(k, set)| set.then_some(k))
-    .collect()
-}
-
-fn sysbench_keys(w: &WorkloadSection) -> Vec<&'static str> {
-    [
-        ("test", w.test.is_some()),
-        ("tables", w.tables.is_some()),
-        ("table_size", w.table_size.is_some()),
-        ("range_size", w.range_size.is_some()),
-        ("point_selects", w.point_selects.is_some()),
-        ("simple_ranges", w.simple_ranges.is_some()),
-        ("sum_ranges", w.sum_ranges.is_some()),
-        ("order_ranges", w.order_ranges.is_some()),
-        ("distinct_ranges", w.distinct_ranges.is_some()),
-        ("index_updates", w.index_updates.is_some()),
-        ("non_index_updates", w.non_index_updates.is_some()),
-        ("delete_inserts", w.delete_inserts.is_some()),
-        ("range_selects", w.range_selects.is_some()),
-        ("skip_trx", w.skip_trx.is_some()),
-        ("auto_inc", w.auto_inc.is_some()),
-        ("create_secondary", w.create_secondary.is_some()),
-        ("rand_type", w.rand_type.is_some()),
-        ("rand_spec_pct", w.rand_spec_pct.is_some()),
-        ("rand_spec_res", w.rand_spec_res.is_some()),
-        ("rand_spec_iter", w.rand_spec_iter.is_some()),
-        ("rand_pareto_h", w.rand_pareto_h.is_some()),
-        ("rand_zipfian_exp", w.rand_zipfian_exp.is_some()),
-    ]
-    .into_iter()
-    .filter_map(|(k, set)| set.then_some(k))
-    .collect()
-}
-
-fn resolve_sysbench(w: &WorkloadSection, key: &KeyPath) -> Result<SysbenchOptions, Invalid> {
-    let test = sysbench_test(w, key)?;
-    let d = SysbenchOptions::defaults(test);
-    let table_size = int_in(
-        w.table_size,
-        d.table_size.into(),
-        1,
-        i32::MAX.into(),
-        key.key("table_size"),
-    )?;
-    let (rand_type, rand_pareto_h, rand_zipfian_exp) = rand_distribution(w, &d, key)?;
-    let count = |v: Option<i64>, d: u32, name: &str| int_in(v, d.into(), 0, 10_000, key.key(name));
-    let flag = |v: Option<bool>, d: bool| v.unwrap_or(d);
-    let sysbench = SysbenchOptions {
-        test,
-        tables: int_in(w.tables, d.tables.into(), 1, 100_000, key.key("tables"))?,
-        table_size,
-        range_size: int_in(
-            w.range_size,
-            d.range_size.into(),
-            1,
-            table_size.into(),
-            key.key("range_size"),
-        )?,
-        point_selects: count(w.point_selects, d.point_selects, "point_selects")?,
-        simple_ranges: count(w.simple_ranges, d.simple_ranges, "simple_ranges")?,
-        sum_ranges: count(w.sum_ranges, d.sum_ranges, "sum_ranges")?,
-        order_ranges: count(w.order_ranges, d.order_ranges, "order_ranges")?,
-        distinct_ranges: count(w.distinct_ranges, d.distinct_ranges, "distinct_ranges")?,
-        index_updates: count(w.index_updates, d.index_updates, "index_updates")?,
-        non_index_updates: count(
-            w.non_index_updates,
-            d.non_index_updates,
-            "non_index_updates",
-        )?,
-        delete_inserts: count(w.delete_inserts, d.delete_inserts, "delete_inserts")?,
-        range_selects: flag(w.range_selects, d.range_selects),
-        skip_trx: flag(w.skip_trx, d.skip_trx),
-        auto_inc: flag(w.auto_inc, d.auto_inc),
-        create_secondary: flag(w.create_secondary, d.create_secondary),
-        rand_type,
-        rand_spec_pct: int_in(
-            w.rand_spec_pct,
-            d.rand_spec_pct.into(),
-            1,
-            100,
-            key.key("rand_spec_pct"),
-        )?,
-        rand_spec_res: int_in(
-            w.rand_spec_res,
-            d.rand_spec_res.into(),
-            0,
-            99,
-            key.key("rand_spec_res"),
-        )?,
-        rand_spec_iter: int_in(
-            w.rand_spec_iter,
-            d.rand_spec_iter.into(),
-            1,
-            1_000,
-            key.key("rand_spec_iter"),
-        )?,
-        rand_pareto_h,
-        rand_zipfian_exp,
-    };
-    Ok(sysbench)
-}
-
-/// The sysbench test a workload names (required).
-fn sysbench_test(w: &WorkloadSection, key: &KeyPath) -> Result<SysbenchTest, Invalid> {
-    let Some(name) = &w.test else {
-        return Err(Invalid::new(
-            key.key("test"),
-            "is required for benchmark = \"sysbench\" (e.g. test = \"oltp_read_write\")",
-        ));
-    };
-    let test = SysbenchTest::from_name(name).ok_or_else(|| {
-        let names: Vec<_> = SysbenchTest::ALL.iter().map(|t| t.name()).collect();
-        Invalid::new(
-            key.key("test"),
-            format!(
-                "unknown sysbench test {:?}; known: {}",
-                name,
-                names.join(", ")
-            ),
-        )
-    })?;
-    Ok(test)
-}
-
-/// The distribution of the rows the test touches, with its parameters checked.
-fn rand_distribution(
-    w: &WorkloadSection,
-    d: &SysbenchOptions,
-    key: &KeyPath,
-) -> Result<(RandType, f64, f64), Invalid> {
-    let rand_type = match &w.rand_type {
-        None => d.rand_type,
-        Some(name) => RandType::from_name(name).ok_or_else(|| {
-            Invalid::new(
-                key.key("rand_type"),
-                format!("unknown rand_type {name:?}; known: {}", RandType::NAMES),
-            )
-        })?,
-    };
-    let rand_pareto_h = w.rand_pareto_h.unwrap_or(d.rand_pareto_h);
-    if !(rand_pareto_h > 0.0 && rand_pareto_h < 1.0) {
-        return Err(Invalid::new(
-            key.key("rand_pareto_h"),
-            format!("must lie strictly between 0 and 1, got {rand_pareto_h}"),
-        ));
-    }
-    let rand_zipfian_exp = w.rand_zipfian_exp.unwrap_or(d.rand_zipfian_exp);
-    if !(rand_zipfian_exp.is_finite() && rand_zipfian_exp > 0.0) {
-        return Err(Invalid::new(
-            key.key("rand_zipfian_exp"),
-            format!("must be a positive number, got {rand_zipfian_exp}"),
-        ));
-    }
-    Ok((rand_type, rand_pareto_h, rand_zipfian_exp))
-}
-
-impl SysbenchOptions {
-    /// Rows `prepare` loads per instance (oltp_insert without auto_inc starts from empty tables).
-    pub fn loaded_rows(&self) -> u64 {
-        if self.test == SysbenchTest::OltpInsert && !self.auto_inc {
-            0
-        } else {
-            u64::from(self.tables) * u64::from(self.table_size)
-        }
-    }
 }
 
 #[cfg(test)]

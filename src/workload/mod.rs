@@ -3,8 +3,11 @@
 //! executes them. Two families: sysbench OLTP and TPC-C (transactions, terminals, load and
 //! consistency checks).
 
+pub mod benchmark;
 pub mod feed;
+pub mod load;
 pub mod meta;
+pub mod section;
 pub mod sysbench;
 pub mod tpcc;
 

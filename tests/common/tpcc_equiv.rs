@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use drivebench::engines::{Connector, EngineKind, Rows, Session, Value};
 use drivebench::metrics::StatementCounts;
-use drivebench::scenario::plan::TpccMix;
 use drivebench::workload::tpcc::deck::Dealer;
 use drivebench::workload::tpcc::input::{CustomerRef, Inputs, Terminal};
+use drivebench::workload::tpcc::options::TpccMix;
 use drivebench::workload::tpcc::workload::{load_params, run_constants};
 use drivebench::workload::tpcc::{procs, schema, txn};
 use drivebench_core::rng::Rng;

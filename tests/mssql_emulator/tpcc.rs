@@ -64,6 +64,7 @@ async fn every_transaction(emu: &Emulator, procedures: bool) {
             .as_ref()
             .unwrap()
             .workload
+            .benchmark
             .tpcc()
             .unwrap()
             .clone(),

@@ -81,7 +81,7 @@ fn compared_phase(r: &RunReport) -> Option<&PhaseReport> {
 pub struct TpccFigures {
     pub tpmc: f64,
     /// How the terminals picked their transactions.
-    pub mix: crate::scenario::plan::TpccMix,
+    pub mix: crate::workload::tpcc::options::TpccMix,
     /// New-Order's share of the phase's transactions, percent.
     pub new_order_pct: f64,
     pub nopm: Option<f64>,

@@ -34,7 +34,8 @@ use model::Comparison;
 
 use crate::report::{RESULT_FILE, ReadError, read_result};
 use crate::results::run::RunReport;
-use crate::scenario::plan::{Benchmark, PlanWorkload};
+use crate::scenario::plan::PlanWorkload;
+use crate::workload::benchmark::Benchmark;
 
 /// Why runs cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -210,7 +211,7 @@ fn procedures_warning(runs: &[(&str, &RunReport)]) -> Option<String> {
     let tpcc: Vec<(&str, bool)> = runs
         .iter()
         .filter_map(|(label, r)| {
-            let t = r.plan.database.as_ref()?.workload.tpcc()?;
+            let t = r.plan.database.as_ref()?.workload.benchmark.tpcc()?;
             Some((*label, t.procedures))
         })
         .collect();

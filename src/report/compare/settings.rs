@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::results::run::RunReport;
-use crate::scenario::plan::{DatabaseRun, TpccOptions};
+use crate::scenario::plan::DatabaseRun;
+use crate::workload::tpcc::options::TpccOptions;
 use drivebench_core::config::units::{format_bytes, format_duration};
 
 /// The settings that differ, as each run has them.
@@ -95,6 +96,7 @@ pub(super) fn facts(r: &RunReport) -> Vec<(String, String)> {
             "rand_type".into(),
             of_db(r, |d| {
                 d.workload
+                    .benchmark
                     .sysbench()
                     .map_or("-".into(), |o| o.rand_type.name().to_string())
             }),
@@ -106,8 +108,9 @@ pub(super) fn facts(r: &RunReport) -> Vec<(String, String)> {
 
 /// The TPC-C settings; "-" for another benchmark.
 fn tpcc_facts(r: &RunReport) -> [(String, String); 4] {
-    let of_tpcc =
-        |fact: fn(&TpccOptions) -> String| of_db(r, |d| d.workload.tpcc().map_or("-".into(), fact));
+    let of_tpcc = |fact: fn(&TpccOptions) -> String| {
+        of_db(r, |d| d.workload.benchmark.tpcc().map_or("-".into(), fact))
+    };
     [
         ("pacing".into(), of_tpcc(|t| t.pacing.name().to_string())),
         ("mix".into(), of_tpcc(|t| t.mix.name().to_string())),

@@ -15,7 +15,7 @@ use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::results::phase::{InstancePhase, PhaseReport, SeriesRow};
 use crate::results::run::RunReport;
 use crate::results::status::{RunStatus, StatusName};
-use crate::scenario::plan::Benchmark;
+use crate::workload::benchmark::Benchmark;
 use drivebench_core::config::units::parse_utc;
 use drivebench_system::telemetry::clock::ClockState;
 
@@ -365,27 +365,27 @@ fn merged_tpcc(
     hosts: &[HostRun],
     parts: &[(&HostRun, &PhaseReport, f64)],
     summary: &Summary,
-) -> Option<crate::results::tpcc::TpccPhase> {
-    let figures: Vec<&crate::results::tpcc::TpccPhase> =
+) -> Option<crate::workload::tpcc::figures::TpccPhase> {
+    let figures: Vec<&crate::workload::tpcc::figures::TpccPhase> =
         parts.iter().filter_map(|p| p.1.tpcc.as_ref()).collect();
     if figures.len() != parts.len() {
         return None;
     }
     let db = hosts[0].report.plan.database.as_ref()?;
-    let opts = db.workload.tpcc()?;
+    let opts = db.workload.benchmark.tpcc()?;
     let instances = hosts.iter().map(|h| h.report.instances.len()).sum();
     let isolation: Vec<_> = parts
         .iter()
         .flat_map(|(h, p, _)| {
             p.tpcc.iter().flat_map(|t| &t.isolation).map(|i| {
-                crate::results::tpcc::InstanceIsolation {
+                crate::workload::tpcc::figures::InstanceIsolation {
                     instance: prefixed(&h.label, &i.instance),
                     ..i.clone()
                 }
             })
         })
         .collect();
-    let mut t = crate::results::tpcc::phase_figures(
+    let mut t = crate::workload::tpcc::figures::phase_figures(
         summary,
         opts,
         db.workload.clients,
@@ -453,8 +453,8 @@ fn combined_report(hosts: &[HostRun], earliest: usize, mut warnings: Vec<String>
 fn renamed(r: &mut RunReport, hosts: &[HostRun]) {
     use crate::results::finding::Finding;
     use crate::results::run::InstanceReport;
-    use crate::results::tpcc::InstanceCheck;
     use crate::scenario::plan::PlanInstance;
+    use crate::workload::tpcc::figures::InstanceCheck;
     fn all<T, U>(
         hosts: &[HostRun],
         of: impl Fn(&HostRun) -> &[T],

@@ -17,9 +17,10 @@ use crate::engines::runner::spawn_on;
 use crate::engines::{
     BulkPath, BulkText, Connector, EngineError, Execution, Rows, Session, Statements, Value,
 };
-use crate::scenario::plan::{PrepareMode, SysbenchOptions, SysbenchTest};
 use crate::workload::feed::{Fed, InsertSql, feed};
 use crate::workload::meta;
+use crate::workload::section::PrepareMode;
+use crate::workload::sysbench::options::{SysbenchOptions, SysbenchTest};
 use drivebench_core::rng::Rng;
 
 /// Rows per multi-row INSERT, and per transaction on the INSERT path.

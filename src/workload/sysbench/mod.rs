@@ -4,12 +4,13 @@
 
 pub mod data;
 pub mod load;
+pub mod options;
 pub mod rand;
 
 use crate::engines::{Dialect, EngineError, Rows, Session, Statements, StmtId, Value};
 use crate::metrics::StatementCounts;
-use crate::scenario::plan::{SysbenchOptions, SysbenchTest};
 use crate::workload::Workload;
+use crate::workload::sysbench::options::{SysbenchOptions, SysbenchTest};
 use drivebench_core::rng::Rng;
 use rand::DefaultRand;
 

@@ -2,7 +2,7 @@
 //! uniform, gaussian, pareto and zipfian, with sysbench's parameters. Integer arithmetic follows
 //! sysbench's (including its integer division in `special`), so the access skew matches.
 
-use crate::scenario::plan::{RandType, SysbenchOptions};
+use crate::workload::sysbench::options::{RandType, SysbenchOptions};
 use drivebench_core::rng::Rng;
 
 /// The default generator of a run (`sysbench.rand.default`).
@@ -130,7 +130,7 @@ impl Zipf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::plan::SysbenchTest;
+    use crate::workload::sysbench::options::SysbenchTest;
 
     fn opts(kind: RandType) -> SysbenchOptions {
         SysbenchOptions {

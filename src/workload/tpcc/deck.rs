@@ -12,7 +12,7 @@
 //! terminals reach 10 × 45 × 60 / 2,099 = 12.86 per minute.
 
 use super::Kind;
-use crate::scenario::plan::TpccMix;
+use crate::workload::tpcc::options::TpccMix;
 use drivebench_core::rng::Rng;
 
 /// Cards of each kind in one deck, in `Kind::index` order.

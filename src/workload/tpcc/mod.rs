@@ -9,10 +9,13 @@
 pub mod check;
 pub mod data;
 pub mod deck;
+pub mod figures;
 pub mod input;
 pub mod load;
 pub mod names;
+pub mod options;
 pub mod pacing;
+pub mod probe;
 pub mod procs;
 pub mod rand;
 pub mod rows;

@@ -21,8 +21,8 @@ use crate::engines::Dialect;
 use crate::engines::isolation::{self, Isolation};
 use crate::engines::{EngineError, Session, Statements};
 use crate::metrics::StatementCounts;
-use crate::scenario::plan::{TpccOptions, TpccPacing};
 use crate::workload::Workload;
+use crate::workload::tpcc::options::{TpccOptions, TpccPacing};
 use drivebench_core::rng::Rng;
 
 /// Random stream of the run-wide constants (separate from every client's stream).
@@ -204,7 +204,7 @@ impl Workload for Tpcc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::plan::TpccPacing;
+    use crate::workload::tpcc::options::TpccPacing;
     use crate::workload::tpcc::rand::c_last_delta_ok;
 
     fn opts(warehouses: u32) -> TpccOptions {
@@ -213,7 +213,7 @@ mod tests {
             pacing: TpccPacing::Spec,
             terminals_per_warehouse: 10,
             procedures: false,
-            mix: crate::scenario::plan::TpccMix::Spec,
+            mix: crate::workload::tpcc::options::TpccMix::Spec,
             isolation: None,
         }
     }

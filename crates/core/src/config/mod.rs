@@ -4,6 +4,7 @@
 //! or a `--set` override, and locating a key in the TOML text. A leaf of the crate: no other
 //! module of drivebench is used here.
 
+pub mod bounds;
 pub mod error;
 pub mod locate;
 pub mod settings;

@@ -10,10 +10,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::deck::MIN_MIX_PCT;
+use super::options::{TpccMix, TpccOptions, TpccPacing};
+use super::{KIND_NAMES, Kind};
 use crate::metrics::summary::Summary;
-use crate::scenario::plan::{TpccMix, TpccOptions, TpccPacing};
-use crate::workload::tpcc::deck::MIN_MIX_PCT;
-use crate::workload::tpcc::{KIND_NAMES, Kind};
 
 /// The spec's ceiling of tpmC per warehouse with 10 terminals and the deck's mix (see
 /// `workload::tpcc::deck` for the arithmetic).
@@ -384,7 +384,7 @@ mod tests {
         assert!(t.passed);
         // A one-minute phase under spec pacing departs only in what every run does and in
         // its length.
-        let mut want: Vec<String> = crate::scenario::plan::INHERENT_DEVIATIONS
+        let mut want: Vec<String> = crate::workload::tpcc::options::INHERENT_DEVIATIONS
             .iter()
             .map(|d| d.to_string())
             .collect();

@@ -1,0 +1,206 @@
+//! The one dispatch on the benchmark: `Benchmark`, the options of that benchmark only,
+//! resolved from the `[workload]` section as written (where `BenchmarkKind` names it). What
+//! differs between benchmarks is asked here, once, and answered by the benchmark's folder.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::section::{BenchmarkKind, PrepareMode, WorkloadSection};
+use super::sysbench::Sysbench;
+use super::sysbench::options::{self as sysbench, SysbenchOptions, SysbenchTest};
+use super::tpcc::options::{self as tpcc, TpccOptions};
+use super::tpcc::workload::Tpcc;
+use crate::engines::{Dialect, EngineKind, EngineOps};
+use drivebench_core::config::error::{Invalid, KeyPath};
+
+/// The benchmark part of a `[workload]` section, resolved.
+#[derive(Debug)]
+pub struct Resolved {
+    /// Virtual clients per instance.
+    pub clients: u32,
+    pub benchmark: Benchmark,
+    pub prepare: PrepareMode,
+}
+
+/// The benchmark a plan runs, with the options of that benchmark only.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(tag = "benchmark", rename_all = "lowercase")]
+pub enum Benchmark {
+    /// `benchmark = "sysbench"`.
+    Sysbench { sysbench: SysbenchOptions },
+    /// `benchmark = "tpcc"`.
+    Tpcc { tpcc: TpccOptions },
+}
+
+impl Benchmark {
+    /// Rows the initial population holds per instance.
+    pub fn loaded_rows(&self) -> u64 {
+        match self {
+            Benchmark::Sysbench { sysbench } => sysbench.loaded_rows(),
+            Benchmark::Tpcc { tpcc } => tpcc.loaded_rows(),
+        }
+    }
+
+    /// The benchmark a section names, its options and its virtual clients; a key of another
+    /// benchmark is refused.
+    pub fn resolve(w: &WorkloadSection, key: &KeyPath) -> Result<Resolved, Invalid> {
+        for other in BenchmarkKind::ALL.into_iter().filter(|k| *k != w.benchmark) {
+            if let Some(k) = keys_set(other, w).first() {
+                return Err(Invalid::new(
+                    key.key(k),
+                    format!("does not apply to benchmark = \"{}\"", w.benchmark.name()),
+                ));
+            }
+        }
+        Ok(match w.benchmark {
+            BenchmarkKind::Sysbench => {
+                let (clients, sysbench) = sysbench::resolve(w, key)?;
+                Resolved {
+                    clients,
+                    benchmark: Benchmark::Sysbench { sysbench },
+                    prepare: w.prepare.unwrap_or(PrepareMode::Auto),
+                }
+            }
+            BenchmarkKind::Tpcc => {
+                let prepare = tpcc::prepare(w, key)?;
+                let (clients, tpcc) = tpcc::resolve(w, key)?;
+                Resolved {
+                    clients,
+                    benchmark: Benchmark::Tpcc { tpcc },
+                    prepare,
+                }
+            }
+        })
+    }
+
+    pub fn kind(&self) -> BenchmarkKind {
+        match self {
+            Benchmark::Sysbench { .. } => BenchmarkKind::Sysbench,
+            Benchmark::Tpcc { .. } => BenchmarkKind::Tpcc,
+        }
+    }
+
+    /// The sysbench options, when the benchmark is sysbench.
+    pub fn sysbench(&self) -> Option<&SysbenchOptions> {
+        match self {
+            Benchmark::Sysbench { sysbench } => Some(sysbench),
+            Benchmark::Tpcc { .. } => None,
+        }
+    }
+
+    /// The TPC-C options, when the benchmark is TPC-C.
+    pub fn tpcc(&self) -> Option<&TpccOptions> {
+        match self {
+            Benchmark::Tpcc { tpcc } => Some(tpcc),
+            Benchmark::Sysbench { .. } => None,
+        }
+    }
+
+    /// Options the engines cannot run, refused under `key` (the `[workload]` section).
+    pub fn check_engines(&self, engines: &[EngineKind], key: &KeyPath) -> Result<(), Invalid> {
+        match self {
+            Benchmark::Sysbench { .. } => Ok(()),
+            Benchmark::Tpcc { tpcc } => tpcc.check_engines(engines, key),
+        }
+    }
+
+    /// Whether a load curve can drive this benchmark: a curve sets the rate itself.
+    pub fn check_curve(&self, key: &KeyPath) -> Result<(), Invalid> {
+        match self {
+            Benchmark::Sysbench { .. } => Ok(()),
+            Benchmark::Tpcc { tpcc } => tpcc.check_curve(key),
+        }
+    }
+
+    /// Data on disk per instance after the load, as the engine estimates it.
+    pub fn data_bytes(&self, ops: &EngineOps) -> u64 {
+        match self {
+            Benchmark::Sysbench { sysbench: o } => {
+                (ops.estimate_sysbench_bytes)(o.loaded_rows(), o.create_secondary)
+            }
+            Benchmark::Tpcc { tpcc: t } => (ops.estimate_tpcc_bytes)(t.warehouses),
+        }
+    }
+
+    /// What `drivebench plan` says of the workload, one line each: `pacing` is the clients'
+    /// (closed loop, or open model at `rate`).
+    pub fn plan_lines(
+        &self,
+        clients: u32,
+        rate: Option<f64>,
+        pacing: &str,
+        prepare: PrepareMode,
+    ) -> Vec<String> {
+        match self {
+            Benchmark::Sysbench { sysbench } => {
+                vec![sysbench.plan_line(clients, pacing, prepare)]
+            }
+            Benchmark::Tpcc { tpcc } => tpcc.plan_lines(clients, rate, pacing, prepare),
+        }
+    }
+
+    /// The loaded data, as a pre-built copy's name holds it: tables, rows and index, or
+    /// warehouses.
+    pub fn data_key(&self) -> String {
+        match self {
+            Benchmark::Sysbench { sysbench: o } => format!(
+                "{}x{}-{}",
+                o.tables,
+                o.table_size,
+                if o.create_secondary { "k" } else { "nok" }
+            ),
+            Benchmark::Tpcc { tpcc: t } => format!("tpcc{}w", t.warehouses),
+        }
+    }
+
+    /// Whether the transactions write (a read-only sysbench test does not).
+    pub fn writes(&self) -> bool {
+        match self {
+            Benchmark::Sysbench { sysbench: o } => !matches!(
+                o.test,
+                SysbenchTest::OltpReadOnly | SysbenchTest::OltpPointSelect
+            ),
+            Benchmark::Tpcc { .. } => true,
+        }
+    }
+
+    /// Statements each client connection prepares in `dialect` (sizes the servers' limits).
+    pub fn statements_per_client(&self, dialect: Dialect) -> usize {
+        match self {
+            Benchmark::Sysbench { sysbench: o } => {
+                Sysbench::new(o.clone(), dialect).statements_per_client()
+            }
+            Benchmark::Tpcc { .. } => Tpcc::statements_per_client(),
+        }
+    }
+
+    /// Tables the workload touches (sizes table caches).
+    pub fn tables(&self) -> u32 {
+        match self {
+            Benchmark::Sysbench { sysbench } => sysbench.tables,
+            Benchmark::Tpcc { .. } => 9,
+        }
+    }
+
+    /// One line saying what runs, e.g. "sysbench oltp_read_write, 4 tables x 10,000 rows".
+    pub fn describe(&self, clients: u32, connections: u32) -> String {
+        match self {
+            Benchmark::Sysbench { sysbench: o } => format!(
+                "sysbench {}, {} tables x {} rows, rand_type {}",
+                o.test.name(),
+                o.tables,
+                o.table_size,
+                o.rand_type.name()
+            ),
+            Benchmark::Tpcc { tpcc } => tpcc.describe(clients, connections),
+        }
+    }
+}
+
+/// The keys of benchmark `kind` set in the section.
+fn keys_set(kind: BenchmarkKind, w: &WorkloadSection) -> Vec<&'static str> {
+    match kind {
+        BenchmarkKind::Sysbench => sysbench::keys_set(w),
+        BenchmarkKind::Tpcc => tpcc::keys_set(w),
+    }
+}
