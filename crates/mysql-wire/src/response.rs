@@ -69,22 +69,14 @@ impl Column {
 }
 
 /// Every parser of a server packet, run on `data`: what the fuzz target and the property
-/// test below call. Returns how many of them accepted it.
-pub fn parse_all(data: &[u8]) -> usize {
-    let mut accepted = 0;
-    accepted += usize::from(crate::auth::Greeting::parse(data).is_ok());
-    accepted += usize::from(OkPacket::parse(data).is_ok());
-    accepted += usize::from(Column::parse(data).is_ok());
-    let err = ErrPacket::parse(data);
-    accepted += usize::from(err.message.len() <= data.len());
+/// tests below call; none may panic, whatever the bytes.
+pub fn parse_all(data: &[u8]) {
+    let _ = crate::auth::Greeting::parse(data);
+    let _ = OkPacket::parse(data);
+    let _ = Column::parse(data);
+    let _ = ErrPacket::parse(data);
     let mut c = Cursor::new(data);
-    while let Ok(Some(_)) | Ok(None) = c.lenenc() {
-        if c.lenenc_bytes().is_err() {
-            break;
-        }
-        accepted += 1;
-    }
-    accepted
+    while c.lenenc().is_ok() && c.lenenc_bytes().is_ok() {}
 }
 
 #[cfg(test)]
