@@ -4,8 +4,8 @@
 //! binary, prepares the targets (one a loop device, partitioned and mounted only with its
 //! serial as confirmation), runs a small scenario on each host's own private MariaDB with one
 //! start time, and merges the fetched runs. A second converge of install and prepare_target
-//! changes nothing. The Ansible comes from PyPI into a venv (.ci/run makes it); outside CI the
-//! tests skip when it or root is missing. Not testable here, and not tested: SQL Server hosts,
+//! changes nothing. The Ansible comes from PyPI into a venv (scripts/test.sh makes it);
+//! outside CI the tests skip when it or root is missing. Not testable here, and not tested: SQL Server hosts,
 //! systemd units, Galaxy content, real multi-machine networks and real clock skew.
 
 use crate::common;
@@ -13,29 +13,14 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::common::needs::need;
+use crate::common::needs::{self, Need};
 use crate::common::{read_json, root, text};
 
-/// The venv holding ansible-playbook and ansible-lint, or None (skip) outside CI.
+/// The venv holding ansible-playbook and ansible-lint, or None (one skip line; a failure under
+/// CI=true) when it or root is missing.
 fn venv() -> Option<PathBuf> {
-    let dir = std::env::var_os("DRIVEBENCH_ANSIBLE_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let home = std::env::var_os("HOME").unwrap_or_default();
-            Path::new(&home).join(".cache/drivebench-ci/ansible-venv")
-        });
-    let found = dir.join("bin/ansible-playbook").exists();
-    let is_root = rustix::process::geteuid().is_root();
-    match (found && is_root, std::env::var_os("CI").is_some()) {
-        (true, _) => Some(dir),
-        (false, true) => panic!(
-            "CI needs root and the Ansible venv at {} (.ci/run makes it)",
-            dir.display()
-        ),
-        (false, false) => {
-            eprintln!("skipped: no Ansible venv at {} or not root", dir.display());
-            None
-        }
-    }
+    needs::have(&[Need::Ansible]).then(needs::ansible_venv)
 }
 
 fn ansible(venv: &Path, program: &str) -> Command {
@@ -438,6 +423,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 /// The example template, rendered as run.yml would for a host, is a scenario `plan` accepts.
 #[test]
 fn the_example_scenario_template_renders_to_a_valid_scenario() {
+    need!(Mariadb);
     let template =
         std::fs::read_to_string(root().join("ansible/templates/scenario.toml.j2")).unwrap();
     let tmp = tempfile::tempdir().unwrap();

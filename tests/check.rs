@@ -8,6 +8,7 @@ use crate::common;
 
 use std::path::Path;
 
+use crate::common::needs::need;
 use crate::common::{read_json, root, run, text, tpcc_sqlite_run};
 
 fn check(run_dir: &Path, extra: &[&str]) -> std::process::Output {
@@ -168,6 +169,7 @@ record = true
 /// once the server is gone, it is unreachable (exit 2, named).
 #[test]
 fn check_reaches_a_private_mariadb_left_running_at_its_recorded_url() {
+    need!(Mariadb);
     let tmp = tempfile::tempdir().unwrap();
     let scenario = tmp.path().join("tpcc-mariadb.toml");
     std::fs::write(&scenario, MARIADB_TPCC).unwrap();

@@ -6,6 +6,7 @@ use crate::common;
 
 use std::path::Path;
 
+use crate::common::needs::need;
 use crate::common::{ServerRun, run, run_quickstart, text};
 
 fn clean(target: &Path, yes: bool) -> std::process::Output {
@@ -107,6 +108,7 @@ fn what_is_not_drivebench_s_or_not_there_is_refused() {
 
 #[test]
 fn a_private_server_left_running_is_not_cleaned_until_it_stops() {
+    need!(Mariadb);
     let r = ServerRun::new("scenarios/ci-sysbench-mariadb.toml");
     let target = r.target();
     let stop = common::StopServers(target.clone());

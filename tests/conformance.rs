@@ -22,6 +22,7 @@ use drivebench::engines::postgres::PgConnector;
 use drivebench::engines::sqlite::{SqliteConfig, SqliteConnector};
 
 use crate::common::mssql::{Emulator, PASSWORD};
+use crate::common::needs::{self, Need};
 use crate::common::{self, ServerRun, read_json, servers_under, text, wait_exit};
 
 /// An engine under the suite.
@@ -76,26 +77,14 @@ impl Engine {
 
     /// Whether this engine's server can be run here; prints one line and answers false when it
     /// cannot (outside CI: under CI=true an absent server fails the test).
-    fn present(self, case: &str) -> bool {
-        let missing = match self {
-            Engine::Sqlite => None,
-            Engine::Mariadb => drivebench::engines::mysql::server::locate_server(None)
-                .err()
-                .map(|e| e.to_string()),
-            Engine::Postgres => drivebench::engines::postgres::server::locate_server(None)
-                .err()
-                .map(|e| e.to_string()),
-            Engine::MssqlEmulator => common::mssql::missing(),
+    fn present(self) -> bool {
+        let need = match self {
+            Engine::Sqlite => return true,
+            Engine::Mariadb => Need::Mariadb,
+            Engine::Postgres => Need::Postgres,
+            Engine::MssqlEmulator => Need::TdsEmulator,
         };
-        let Some(why) = missing else {
-            return true;
-        };
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{case} on {self:?}: {why}"
-        );
-        println!("{case} on {self:?}: skipped, server absent: {why}");
-        false
+        needs::have(&[need])
     }
 
     /// Whether `case` applies to this engine; prints why not when it does not.
@@ -104,7 +93,7 @@ impl Engine {
             println!("{case} on {self:?}: not applicable: {why}");
             return false;
         }
-        self.present(case)
+        self.present()
     }
 }
 
@@ -165,7 +154,7 @@ impl External {
                 &[("auto_increment_increment", "3")],
             ))),
             Engine::Postgres => Some(External::Postgres(common::external::postgres(dir, &[]))),
-            Engine::MssqlEmulator => Emulator::start("external attach").map(External::Emulator),
+            Engine::MssqlEmulator => Emulator::start().map(External::Emulator),
         }
     }
 

@@ -4,13 +4,15 @@
 //! passes `common::curve`'s checks — points at the planned percentages of each instance's
 //! peak, sustainable points on their rate, the total and per-instance SLO answers consistent
 //! with the points, curves.csv rows, report.html's section — and no server is left running.
-//! .ci/run installs mariadb-server when it is missing.
+//! `bash scripts/test.sh` installs mariadb-server when it is missing.
 
 use crate::common::curve::{check_curve_run, f, instance_names};
+use crate::common::needs::need;
 use crate::common::{ServerRun, bin, render_in_chromium, root, servers_under, text};
 
 #[test]
 fn a_mariadb_curve_on_two_instances_reports_its_points_and_slo_figures() {
+    need!(Mariadb);
     let r = ServerRun::new("scenarios/ci-curve-mariadb.toml");
     let out = bin()
         .arg("curve")

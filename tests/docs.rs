@@ -118,14 +118,50 @@ fn relative_links_lead_to_files() {
             }
         }
     }
-    // docs/architecture.md is written elsewhere; until it lands, the README's link to it is
-    // the one allowed to dangle.
-    broken.retain(|b| b != "README.md: docs/architecture.md");
     assert!(
         broken.is_empty(),
         "links to missing files:\n{}",
         broken.join("\n")
     );
+}
+
+/// The fenced `sh` blocks of the README's "The two commands" section, one command each.
+fn readme_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("The two commands"))
+        .expect("README has a section \"The two commands\"");
+    section
+        .split("```sh\n")
+        .skip(1)
+        .map(|block| block.split("```").next().unwrap().trim().to_string())
+        .collect()
+}
+
+/// The README gives two commands, the quickstart and the tests; CI runs the second one exactly
+/// (`.ci/run` ends with it), and both name files that exist.
+#[test]
+fn readme_test_command_is_the_one_ci_runs() {
+    let commands = readme_commands();
+    assert_eq!(commands.len(), 2, "README's two commands: {commands:?}");
+    assert_eq!(
+        commands[0],
+        "cargo run --release -- run scenarios/quickstart.toml"
+    );
+    assert!(root().join("scenarios/quickstart.toml").is_file());
+    let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
+    let last = ci
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty() && !l.starts_with('#'))
+        .expect(".ci/run runs something");
+    assert_eq!(
+        last, commands[1],
+        ".ci/run must end with the README's test command"
+    );
+    let script = commands[1].split_whitespace().nth(1).expect("bash SCRIPT");
+    assert!(root().join(script).is_file(), "{script} is missing");
 }
 
 /// The contents of `code spans` outside fenced blocks.

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::needs::need;
 use crate::common::{
     ServerRun, StopServers, bin, read_json, root, run, servers_under, text, validate, wait_exit,
     wait_for_lines,
@@ -38,6 +39,7 @@ fn wait_for_result(dir: &Path, limit: Duration, ready: impl Fn(&serde_json::Valu
 /// target stops the server the killed run left behind, saying so.
 #[test]
 fn drivebench_killed_mid_phase_leaves_a_readable_run_and_the_next_run_stops_its_orphan() {
+    need!(Mariadb);
     let r = ServerRun::new(MARIADB);
     let _stop = StopServers(r.target());
     let mut child = r.spawn_until_running(Stdio::null());
@@ -93,6 +95,7 @@ fn drivebench_killed_mid_phase_leaves_a_readable_run_and_the_next_run_stops_its_
 /// is continued and stopped, the partial results kept.
 #[test]
 fn a_hung_server_stops_the_run_within_its_stall_timeout_naming_the_instance() {
+    need!(Mariadb);
     let r = ServerRun::new(MARIADB);
     let _stop = StopServers(r.target());
     let mut child = r
@@ -143,6 +146,7 @@ fn a_hung_server_stops_the_run_within_its_stall_timeout_naming_the_instance() {
 /// and the load, keeps a valid result.json and leaves nothing running.
 #[test]
 fn a_server_killed_during_the_load_fails_the_run_naming_it() {
+    need!(Mariadb);
     let r = ServerRun::new(MARIADB);
     let _stop = StopServers(r.target());
     let mut child = r
@@ -206,6 +210,7 @@ fn server_in_load(r: &ServerRun) -> u32 {
 /// running.
 #[test]
 fn a_server_hung_during_the_load_fails_the_run_within_its_stall_timeout() {
+    need!(Mariadb);
     let r = ServerRun::new(MARIADB);
     let _stop = StopServers(r.target());
     let sets = [
@@ -379,6 +384,7 @@ fn target_full(when: &str, sets: &[&str]) {
 
 #[test]
 fn a_target_filling_up_during_the_load_fails_the_run_saying_so() {
+    need!(Mariadb);
     target_full(
         "load: 1 instance(s)",
         &["workload.table_size=200000", "workload.stall_timeout=20s"],
@@ -387,6 +393,7 @@ fn a_target_filling_up_during_the_load_fails_the_run_saying_so() {
 
 #[test]
 fn a_target_filling_up_during_a_phase_fails_the_run_saying_so() {
+    need!(Mariadb);
     target_full(
         "phase(s)",
         &[

@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::common::needs::need;
 use crate::common::{ServerRun, external, read_json, validate, wait_exit, wait_for_lines};
 
 const MARIADB: &str = "scenarios/ci-sysbench-mariadb.toml";
@@ -426,16 +427,19 @@ fn survives_a_cut(engine: Engine) {
 
 #[test]
 fn mariadb_connections_cut_once_mid_phase_reconnect_and_the_run_completes() {
+    need!(Mariadb);
     survives_a_cut(Engine::Mariadb);
 }
 
 #[test]
 fn mariadb_behind_a_proxy_that_goes_away_stops_the_run_after_the_reconnect_window() {
+    need!(Mariadb);
     gives_up_after_the_window(Engine::Mariadb, Fault::CutAndRefuse, "Connection refused");
 }
 
 #[test]
 fn mariadb_behind_a_network_gone_silent_is_stopped_by_the_stall_watch_across_phases() {
+    need!(Mariadb);
     stopped_by(
         Engine::Mariadb,
         Fault::Silence,
@@ -453,15 +457,18 @@ fn mariadb_behind_a_network_gone_silent_is_stopped_by_the_stall_watch_across_pha
 
 #[test]
 fn mariadb_reconnects_to_a_silent_network_give_up_after_the_window() {
+    need!(Mariadb);
     gives_up_after_the_window(Engine::Mariadb, Fault::CutAndSilence, "no answer");
 }
 
 #[test]
 fn postgres_connections_cut_once_mid_phase_reconnect_and_the_run_completes() {
+    need!(Postgres);
     survives_a_cut(Engine::Postgres);
 }
 
 #[test]
 fn postgres_reconnects_to_a_silent_network_give_up_after_the_window() {
+    need!(Postgres);
     gives_up_after_the_window(Engine::Postgres, Fault::CutAndSilence, "no answer");
 }

@@ -2,16 +2,18 @@
 //! temporary directories, ports of their own), what is MariaDB's own beyond the conformance
 //! suite (tests/conformance.rs): side-by-side instances, what an attached server still does,
 //! deadlocks under contention, Ctrl-C, SIGTERM and SIGHUP, loads and pre-built databases.
-//! .ci/run installs mariadb-server when it is missing.
+//! `bash scripts/test.sh` installs mariadb-server when it is missing.
 
 use std::time::Duration;
 
+use crate::common::needs::need;
 use crate::common::{ServerRun, read_json, servers_under, text, validate, wait_exit};
 
 const SCENARIO: &str = "scenarios/ci-sysbench-mariadb.toml";
 
 #[test]
 fn two_instances_side_by_side_keep_their_data_when_asked() {
+    need!(Mariadb);
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
         "instance.0.count=2",
@@ -242,6 +244,7 @@ fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
 
 #[test]
 fn deadlocks_under_contention_are_retried_and_counted() {
+    need!(Mariadb);
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
         "workload.tables=1",
@@ -328,16 +331,19 @@ fn stop_by_signal(signal: &str, hang_up_terminal: bool) {
 
 #[test]
 fn ctrl_c_stops_the_server_and_keeps_partial_results() {
+    need!(Mariadb);
     stop_by_signal("INT", false);
 }
 
 #[test]
 fn sigterm_stops_the_server_and_keeps_partial_results() {
+    need!(Mariadb);
     stop_by_signal("TERM", false);
 }
 
 #[test]
 fn sighup_with_the_terminal_gone_stops_the_server_and_keeps_partial_results() {
+    need!(Mariadb);
     stop_by_signal("HUP", true);
 }
 
@@ -345,6 +351,7 @@ fn sighup_with_the_terminal_gone_stops_the_server_and_keeps_partial_results() {
 /// orderly stop, the second aborts it — servers killed, results closed, exit 130.
 #[test]
 fn a_second_signal_aborts_at_once_and_still_closes_the_results() {
+    need!(Mariadb);
     let r = ServerRun::new(SCENARIO);
     let mut child = r.spawn_until_running(std::process::Stdio::piped());
     for signal in ["-INT", "-TERM"] {
@@ -369,6 +376,7 @@ fn a_second_signal_aborts_at_once_and_still_closes_the_results() {
 
 #[test]
 fn mariadb_loads_through_insert_and_needs_no_local_infile() {
+    need!(Mariadb);
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
         "instance.0.config.extra.local_infile=\"OFF\"",
@@ -389,6 +397,7 @@ fn mariadb_loads_through_insert_and_needs_no_local_infile() {
 
 #[test]
 fn a_failed_load_still_stops_the_server() {
+    need!(Mariadb);
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&["workload.prepare=never"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
@@ -398,6 +407,7 @@ fn a_failed_load_still_stops_the_server() {
 
 #[test]
 fn a_prebuilt_database_is_built_once_and_copied_before_every_run() {
+    need!(Mariadb);
     let pre = tempfile::tempdir().unwrap();
     let set = format!("instance.0.prebuilt_dir=\"{}\"", pre.path().display());
     let mut sizes = Vec::new();

@@ -7,6 +7,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::needs::{self, Need};
 use crate::common::{bin, root, run, text};
 
 /// The parser: Prometheus's Python client, reading a page on stdin and printing every sample
@@ -20,21 +21,6 @@ for family in text_string_to_metric_families(sys.stdin.read()):
         out.append([s.name, s.labels, s.value])
 print(json.dumps(out))
 "#;
-
-fn parser_available() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import prometheus_client"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").is_err(),
-            "CI must have prometheus_client (.ci/run installs it)"
-        );
-        eprintln!("skipped: no prometheus_client here (pip install prometheus_client)");
-    }
-    ok
-}
 
 /// `curl -s -i URL`: the status line, headers and body.
 fn curl(url: &str) -> Option<String> {
@@ -79,7 +65,7 @@ fn free_port() -> u16 {
 
 #[test]
 fn a_run_serves_its_live_metrics_to_a_real_scraper_and_stops_serving_at_its_end() {
-    if !parser_available() {
+    if !needs::have(&[Need::PrometheusClient]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -68,7 +68,7 @@ pub async fn int<S: Session>(s: &mut S, sql: &str, params: &[Value]) -> i64 {
 
 #[tokio::test]
 async fn tds_emulator_rejects_a_wrong_password_as_a_fatal_login_error() {
-    let Some(emu) = Emulator::start("wrong password") else {
+    let Some(emu) = Emulator::start() else {
         return;
     };
     let e = match MssqlConnector::new(&emu.url(DATABASE), Some("nope"), &MssqlConfig::default())
@@ -86,7 +86,7 @@ async fn tds_emulator_rejects_a_wrong_password_as_a_fatal_login_error() {
 
 #[tokio::test]
 async fn tds_emulator_server_errors_keep_their_numbers_and_classes() {
-    let Some(emu) = Emulator::start("server errors") else {
+    let Some(emu) = Emulator::start() else {
         return;
     };
     let c = connector(&emu).await;
@@ -158,7 +158,7 @@ async fn row_of(s: &mut MssqlSession, table: u32, id: i64) -> Option<(i64, Strin
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tds_emulator_not_sql_server_sysbench_schema_load_and_every_statement() {
-    let Some(emu) = Emulator::start("sysbench") else {
+    let Some(emu) = Emulator::start() else {
         return;
     };
     let c = connector(&emu).await;

@@ -2,18 +2,20 @@
 //! temporary directories, ports of their own), what is PostgreSQL's own beyond the conformance
 //! suite (tests/conformance.rs): side-by-side clusters, retries under contention, Ctrl-C and
 //! SIGTERM, loads, pre-built clusters, numerics and timestamps.
-//! .ci/run installs the postgresql binaries when they are missing.
+//! `bash scripts/test.sh` installs the postgresql binaries when they are missing.
 
 use crate::common;
 
 use std::time::Duration;
 
+use crate::common::needs::need;
 use crate::common::{ServerRun, read_json, servers_under, text, wait_exit};
 
 const SCENARIO: &str = "scenarios/ci-sysbench-postgres.toml";
 
 #[test]
 fn two_clusters_side_by_side() {
+    need!(Postgres);
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&["instance.0.count=2", "workload.clients=4"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -36,6 +38,7 @@ fn two_clusters_side_by_side() {
 
 #[test]
 fn conflicts_under_contention_are_retried_and_counted() {
+    need!(Postgres);
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
         "workload.tables=1",
@@ -95,16 +98,19 @@ fn stop_by_signal(signal: &str) {
 
 #[test]
 fn ctrl_c_stops_the_cluster_and_keeps_partial_results() {
+    need!(Postgres);
     stop_by_signal("INT");
 }
 
 #[test]
 fn sigterm_stops_the_cluster_and_keeps_partial_results() {
+    need!(Postgres);
     stop_by_signal("TERM");
 }
 
 #[test]
 fn a_failed_load_still_stops_the_cluster() {
+    need!(Postgres);
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&["workload.prepare=never"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
@@ -114,6 +120,7 @@ fn a_failed_load_still_stops_the_cluster() {
 
 #[test]
 fn a_prebuilt_cluster_is_built_once_and_copied_before_every_run() {
+    need!(Postgres);
     let pre = ServerRun::new(SCENARIO);
     let set = format!(
         "instance.0.prebuilt_dir=\"{}\"",
@@ -143,6 +150,7 @@ fn a_prebuilt_cluster_is_built_once_and_copied_before_every_run() {
 
 #[test]
 fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
+    need!(Postgres);
     use drivebench::engines::postgres::PgConnector;
     use drivebench::engines::postgres::server::{PostgresInstance, PostgresSettings};
     use drivebench::engines::{BulkText, Connector, Rows, Session, Value};

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::common::needs::need;
 use crate::common::{run, text};
 
 /// `run` refused before anything started: exit 2, `message` on stderr, no run directory.
@@ -133,6 +134,7 @@ fn a_read_only_target_is_refused_before_anything_starts() {
 /// starts, naming the directory and the fix.
 #[test]
 fn a_target_postgres_cannot_reach_is_refused_before_anything_starts() {
+    need!(Postgres);
     if !rustix::process::geteuid().is_root() {
         eprintln!("skipped: PostgreSQL runs as drivebench's own user when it is not root");
         return;

@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use crate::common::needs::need;
 use crate::common::{root, run, text};
 use drivebench::scenario;
 
@@ -196,6 +197,7 @@ fn the_review_protocol_plans_as_a_three_hour_timeline() {
 
 #[test]
 fn the_review_mysql_protocol_plans_with_its_regime_and_is_refused_here() {
+    need!(Mariadb);
     let out = run(&["plan", "scenarios/storagereview-sysbench-mysql.toml"]);
     let s = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -252,6 +254,7 @@ fn a_missing_password_variable_is_invalid_input() {
 
 #[test]
 fn the_postgres_protocol_plans_four_clusters_over_three_hours() {
+    need!(Postgres);
     let out = run(&["plan", "scenarios/sysbench-postgres.toml"]);
     let s = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -267,6 +270,7 @@ fn the_postgres_protocol_plans_four_clusters_over_three_hours() {
 
 #[test]
 fn a_small_dataset_is_a_share_of_the_cache_not_0_0x() {
+    need!(Mariadb);
     // issue 24: "0.0x the 128.0 MiB buffer pool" read as no data at all.
     let out = run(&["plan", "scenarios/ci-sysbench-mariadb.toml"]);
     let s = text(&out.stdout);
@@ -378,6 +382,7 @@ fn the_sql_server_sysbench_scenarios_plan() {
 
 #[test]
 fn a_curve_plan_ends_once_and_counts_the_curve_in_its_total() {
+    need!(Mariadb);
     // issue 24: "end" was listed after the phases and again after the curve, and the total
     // left the curve out.
     let out = run(&["plan", "scenarios/curve-sysbench-mariadb.toml"]);

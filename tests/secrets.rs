@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
+use crate::common::needs::need;
 use crate::common::{ServerRun, bin, root, text, wait_exit};
 use drivebench::engines::{Connector, Session};
 
@@ -250,6 +251,7 @@ fn mariadb_with_a_password_account(
 
 #[test]
 fn a_mariadb_password_from_env_or_file_appears_nowhere() {
+    need!(Mariadb);
     let r = ServerRun::new("scenarios/ci-sysbench-mariadb.toml");
     let server = mariadb_with_a_password_account(&r.tmp.path().join("srv"));
     let url = format!(
@@ -298,6 +300,7 @@ fn postgres_with_a_password_role(
 
 #[test]
 fn a_postgres_password_from_env_or_file_appears_nowhere() {
+    need!(Postgres);
     let r = ServerRun::new("scenarios/ci-sysbench-postgres.toml");
     let server = postgres_with_a_password_role(&r.tmp.path().join("srv"));
     let url = format!(

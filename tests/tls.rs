@@ -13,6 +13,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common::certs::{self, Certs};
+use crate::common::needs::need;
 use crate::common::{ServerRun, external, run, text, validate};
 
 /// `drivebench run` of `r`'s scenario at a tenth of its length against the external server
@@ -82,6 +83,7 @@ fn plan_refuses(scenario: &str, url: &str, said: &str) {
 
 #[test]
 fn mariadb_requiring_tls_takes_verified_sessions_and_refuses_the_rest() {
+    need!(Mariadb);
     let r = ServerRun::new("scenarios/ci-sysbench-mariadb.toml");
     let c: Certs = certs::generate(&r.tmp.path().join("certs"));
     let server = external::mariadb(
@@ -139,6 +141,7 @@ fn hostssl_only(data: &Path, pid: u32) {
 
 #[test]
 fn postgres_with_hostssl_only_takes_verified_sessions_and_refuses_the_rest() {
+    need!(Postgres);
     let r = ServerRun::new("scenarios/ci-sysbench-postgres.toml");
     let c = certs::generate(&r.tmp.path().join("certs"));
     let key = key_for_postgres(&c);

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use crate::common::needs::need;
 use crate::common::{bin, read_json, root, run, text};
 
 fn run_ci_tpcc(
@@ -195,6 +196,7 @@ fn a_hammerdb_mix_run_draws_new_order_near_10_of_23_and_says_so_beside_tpmc() {
 
 #[test]
 fn the_full_scale_review_protocol_plans_with_its_size_and_connections() {
+    need!(Mariadb);
     let out = run(&["plan", "scenarios/storagereview-tpcc-mysql.toml"]);
     let s = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

@@ -3,13 +3,14 @@
 //! the same transactions (the engine-neutral harness is `common::tpcc_equiv`), a failed call
 //! leaves no transaction open once aborted, and a CI-sized run with procedures passes every
 //! consistency check.
-//! .ci/run installs mariadb-server when it is missing.
+//! `bash scripts/test.sh` installs mariadb-server when it is missing.
 
 use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::common::needs::need;
 use drivebench::engines::mysql::MysqlConnector;
 use drivebench::engines::mysql::server::{MysqlInstance, MysqlSettings};
 use drivebench::engines::{Connector, Dialect, EngineKind, Rows, Session, Value};
@@ -30,6 +31,7 @@ fn private_mariadb(dir: &std::path::Path) -> MysqlInstance {
 
 #[test]
 fn mariadb_procedures_leave_the_same_database_as_the_client_side_statements() {
+    need!(Mariadb);
     let tmp = tempfile::tempdir().unwrap();
     let server = private_mariadb(&tmp.path().join("srv"));
     let started = Instant::now();

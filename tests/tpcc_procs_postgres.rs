@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
+use crate::common::needs::need;
 use drivebench::engines::postgres::PgConnector;
 use drivebench::engines::postgres::server::{PostgresInstance, PostgresSettings};
 use drivebench::engines::{Connector, Dialect, Rows, Session, Value};
@@ -232,6 +233,7 @@ async fn a_failed_call_leaves_nothing<S: Session>(s: &mut S, observer: &mut S, s
 
 #[test]
 fn procedures_change_the_database_exactly_as_the_client_side_statements_do() {
+    need!(Postgres);
     let tmp = scratch();
     let server = start(tmp.path());
     let rt = tokio::runtime::Runtime::new().unwrap();

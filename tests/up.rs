@@ -5,10 +5,12 @@
 
 use std::os::unix::fs::PermissionsExt as _;
 
+use crate::common::needs::need;
 use crate::common::{read_json, run, text};
 
 #[test]
 fn up_leaves_a_loaded_server_that_external_clients_run_against_and_down_stops_it() {
+    need!(Mariadb);
     let tmp = tempfile::tempdir().unwrap();
     let (target, dir) = (tmp.path().join("target"), tmp.path().join("up"));
     let (t, d) = (target.to_str().unwrap(), dir.to_str().unwrap());
@@ -102,6 +104,7 @@ fn up_leaves_a_loaded_server_that_external_clients_run_against_and_down_stops_it
 
 #[test]
 fn up_refuses_an_embedded_engine_and_listen_where_unsupported() {
+    need!(Postgres);
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path().join("up");
     let t = tmp.path().join("t");

@@ -10,6 +10,7 @@ pub mod certs;
 pub mod curve;
 pub mod external;
 pub mod mssql;
+pub mod needs;
 pub mod tpcc;
 pub mod tpcc_equiv;
 
@@ -285,23 +286,13 @@ pub fn validate(schema_file: &str, instance: &serde_json::Value) {
     );
 }
 
-fn chromium() -> Option<&'static str> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-}
-
 /// Render `page` in headless Chromium: no console messages, a screenshot of real size. Skips
-/// (outside CI) when there is no Chromium.
+/// (one printed line; a failure under CI=true) when there is no Chromium.
 pub fn render_in_chromium(page: &Path, dir: &Path) {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "CI must have chromium (.ci/run installs it)"
-        );
-        eprintln!("skipped: no chromium here (apt-get install -y chromium)");
+    if !needs::have(&[needs::Need::Chromium]) {
         return;
-    };
+    }
+    let browser = needs::chromium().expect("checked above");
     let shot = dir.join("report.png");
     let profile = dir.join("profile");
     let out = std::process::Command::new(browser)

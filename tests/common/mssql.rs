@@ -2,12 +2,10 @@
 //! executor) started on a loopback port of its own, in memory, stopped when dropped. It is
 //! not Microsoft SQL Server: it proves the client speaks TDS and that the dialect files parse
 //! and do what they say on a T-SQL engine, never how SQL Server performs.
-//! .ci/run installs it (`cargo install --locked --root ~/.cache/drivebench-ci
-//! iridium_server@0.1.13`) and sets DRIVEBENCH_REQUIRE_TDS_EMULATOR=1, so there a missing
-//! emulator fails the tests instead of skipping them.
+//! `bash scripts/test.sh` installs it (`cargo install --locked --root ~/.cache/drivebench-ci
+//! iridium_server@0.1.13`); a missing emulator skips its tests, or fails them under CI=true.
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,43 +18,13 @@ pub struct Emulator {
     pub port: u16,
 }
 
-fn binary() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("IRIDIUM_SERVER") {
-        return Some(PathBuf::from(p));
-    }
-    let cached = std::env::var_os("HOME")
-        .map(|h| PathBuf::from(h).join(".cache/drivebench-ci/bin/iridium-server"));
-    if let Some(p) = cached.filter(|p| p.is_file()) {
-        return Some(p);
-    }
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("iridium-server"))
-            .find(|p| p.is_file())
-    })
-}
-
-/// Why the emulator cannot be started here, when it cannot.
-pub fn missing() -> Option<String> {
-    binary().is_none().then(|| {
-        "iridium-server not found (IRIDIUM_SERVER, ~/.cache/drivebench-ci/bin, PATH); .ci/run \
-         installs it"
-            .to_string()
-    })
-}
-
 impl Emulator {
-    /// Start the emulator, or None (printing why) when it is not installed and not required.
-    pub fn start(test: &str) -> Option<Emulator> {
-        let Some(bin) = binary() else {
-            let why = "iridium-server not found (IRIDIUM_SERVER, ~/.cache/drivebench-ci/bin, PATH); \
-                       .ci/run installs it";
-            if std::env::var("DRIVEBENCH_REQUIRE_TDS_EMULATOR").as_deref() == Ok("1") {
-                panic!("{test}: {why}");
-            }
-            println!("{test}: skipped: {why}");
+    /// Start the emulator, or None (printing the skip line) when it is not installed.
+    pub fn start() -> Option<Emulator> {
+        if !super::needs::have(&[super::needs::Need::TdsEmulator]) {
             return None;
-        };
+        }
+        let bin = super::needs::iridium().expect("checked above");
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|l| l.local_addr())
             .expect("free port")
@@ -81,7 +49,7 @@ impl Emulator {
             std::thread::sleep(Duration::from_millis(50));
         }
         println!(
-            "{test}: against the TDS emulator (Iridium SQL) on 127.0.0.1:{port}, not Microsoft SQL Server"
+            "against the TDS emulator (Iridium SQL) on 127.0.0.1:{port}, not Microsoft SQL Server"
         );
         Some(emulator)
     }

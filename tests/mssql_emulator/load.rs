@@ -24,7 +24,7 @@ use super::{connector, int, query};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tds_emulator_not_sql_server_tpcc_population_through_multi_row_inserts() {
-    let Some(emu) = Emulator::start("tpcc population") else {
+    let Some(emu) = Emulator::start() else {
         return;
     };
     let c = connector(&emu).await;

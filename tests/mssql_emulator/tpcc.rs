@@ -20,7 +20,7 @@ use super::{connector, int, query};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tds_emulator_not_sql_server_tpcc_schema_and_every_transaction() {
-    let Some(emu) = Emulator::start("tpcc") else {
+    let Some(emu) = Emulator::start() else {
         return;
     };
     every_transaction(&emu, false).await;
@@ -33,7 +33,7 @@ async fn tds_emulator_not_sql_server_tpcc_schema_and_every_transaction() {
 /// (the MSSQL_URL tier); the rolled-back New-Order is then only checked for its answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tds_emulator_not_sql_server_tpcc_as_stored_procedures() {
-    let Some(emu) = Emulator::start("tpcc procedures") else {
+    let Some(emu) = Emulator::start() else {
         return;
     };
     every_transaction(&emu, true).await;
