@@ -10,7 +10,6 @@ mod curves_tests;
 pub mod html;
 mod html_curves;
 mod html_telemetry;
-mod html_tpcc;
 pub mod markdown;
 pub mod merge;
 pub mod replay;
@@ -26,8 +25,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::results::phase::{PhaseReport, SeriesRow};
-use crate::results::table::{Column, Table};
 use crate::results::{ReadError, RunReport, read_result};
+use drivebench_core::table::{Column, Table};
 
 use drivebench_system::telemetry::IntervalTelemetry;
 
@@ -126,6 +125,25 @@ fn attempts_note(m: &crate::metrics::summary::Summary) -> Option<String> {
         m.errors,
         codes.join(", ")
     ))
+}
+
+/// The sections the run's benchmark shows of its own (from its figures of the recorded phases
+/// and the run's checks), in summary.md and report.html alike.
+pub fn benchmark_sections(r: &RunReport) -> Vec<drivebench_core::table::Section> {
+    let Some(w) = r.plan.database.as_ref().map(|d| &d.workload) else {
+        return Vec::new();
+    };
+    let phases: Vec<_> = r
+        .phases
+        .iter()
+        .filter(|p| p.recorded)
+        .map(PhaseReport::view)
+        .collect();
+    let checks = crate::workload::views::RunChecks {
+        checks: &r.checks,
+        checked_at: r.checked_at.as_deref(),
+    };
+    w.benchmark.phase_sections(&phases, &checks, w.rate)
 }
 
 /// Write `bytes` to `path` atomically: temp file, fsync, rename.
