@@ -262,32 +262,9 @@ fn distribution(s: &mut String, ph: &PhaseReport) {
 }
 
 fn loads_and_warnings(s: &mut String, r: &RunReport) {
-    let loads: Vec<_> = r
-        .instances
-        .iter()
-        .filter_map(|i| i.load.as_ref().map(|l| (i, l)))
-        .collect();
-    if !loads.is_empty() {
-        s.push_str("<h2>Load</h2><table><tr><th>instance</th><th>rows</th><th>seconds</th><th>rows/s</th></tr>");
-        for (i, l) in loads {
-            if l.reused {
-                let _ = write!(
-                    s,
-                    "<tr><td>{}</td><td colspan=\"3\">reused existing data</td></tr>",
-                    escape(&i.name)
-                );
-            } else {
-                let _ = write!(
-                    s,
-                    "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.0}</td></tr>",
-                    escape(&i.name),
-                    l.rows,
-                    l.seconds,
-                    l.rows_per_s
-                );
-            }
-        }
-        s.push_str("</table>");
+    if let Some(t) = super::load_table(r) {
+        s.push_str("<h2>Load</h2>");
+        super::table::html(s, &t);
     }
     if !r.preflight.is_empty() || !r.warnings.is_empty() {
         s.push_str("<h2>Preflight and warnings</h2><ul>");

@@ -17,6 +17,10 @@ pub fn summary(r: &RunReport) -> String {
     let _ = writeln!(s, "# drivebench: {}\n", p.name);
     run_lines(&mut s, r);
     workload_lines(&mut s, r);
+    if let Some(t) = super::load_table(r) {
+        s.push_str("\n## Load\n\n");
+        super::table::markdown(&mut s, &t);
+    }
     let ordered = r
         .phases
         .iter()
@@ -93,7 +97,7 @@ pub fn workload_line(w: &PlanWorkload) -> String {
     w.benchmark.report_line(w.clients, w.connections(), &pacing)
 }
 
-/// The workload's list items: what ran, the time scale, each instance's load, the warnings.
+/// The workload's list items: what ran, the time scale, the warnings.
 fn workload_lines(s: &mut String, r: &RunReport) {
     let p = &r.plan;
     if let Some(db) = &p.database {
@@ -105,19 +109,6 @@ fn workload_lines(s: &mut String, r: &RunReport) {
             "- Time scale: {} (every duration multiplied by it)",
             p.time_scale
         );
-    }
-    for i in &r.instances {
-        if let Some(l) = &i.load {
-            if l.reused {
-                let _ = writeln!(s, "- Load {}: reused existing data", i.name);
-            } else {
-                let _ = writeln!(
-                    s,
-                    "- Load {}: {} rows in {:.1} s ({:.0} rows/s)",
-                    i.name, l.rows, l.seconds, l.rows_per_s
-                );
-            }
-        }
     }
     for wng in &r.warnings {
         let _ = writeln!(s, "- Warning: {wng}");

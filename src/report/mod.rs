@@ -101,6 +101,27 @@ pub fn phase_table(ph: &PhaseReport) -> Table {
     t
 }
 
+/// The instances' loads: rows, seconds and rows per second, or that existing data was reused;
+/// None when no instance loaded.
+pub fn load_table(r: &RunReport) -> Option<Table> {
+    let mut t = Table::figures("instance", &["rows", "seconds", "rows/s"]);
+    for i in &r.instances {
+        let Some(l) = &i.load else { continue };
+        if l.reused {
+            let reused = "reused existing data".to_string();
+            t.row(vec![i.name.clone(), reused, "-".into(), "-".into()]);
+        } else {
+            t.row(vec![
+                i.name.clone(),
+                l.rows.to_string(),
+                format!("{:.1}", l.seconds),
+                format!("{:.0}", l.rows_per_s),
+            ]);
+        }
+    }
+    (!t.rows.is_empty()).then_some(t)
+}
+
 /// What the failed attempts of a phase came to, apart: those retried until their transaction
 /// committed, and transactions given up; `None` without failed attempts.
 fn attempts_note(m: &crate::metrics::summary::Summary) -> Option<String> {
