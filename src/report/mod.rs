@@ -1,7 +1,9 @@
 //! Outputs of a run, all rendered from the results model (`crate::results`): result.json
 //! (written atomically, also after every phase), series.csv (appended as intervals close),
 //! summary.md, report.html (inline SVG charts, self-contained), the server settings in effect
-//! both show, compare and merge.
+//! both show, compare and merge. Renderers only: every table and section is one
+//! `drivebench_core::table` value written by `table` in markdown and HTML alike, and a
+//! benchmark's own sections come from `Benchmark` (`benchmark_sections`).
 
 pub mod compare;
 pub mod curves;
