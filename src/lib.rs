@@ -17,15 +17,15 @@
 //!   (`Ending`, `RunError`), and a run's lifecycle in one place (`lifecycle`: run directory,
 //!   plan.json, log, console, stop signals, live metrics; then result.json and its renders).
 //! - [`report`]: renderers of the results: series.csv, sweeps.csv, curves.csv, summary.md,
-//!   report.html (hand-written SVG charts in `svg`), tables rendered from one model (`table`),
-//!   compare (md, html, json), merge of several hosts' runs, and the run directory those files
-//!   are written to.
+//!   report.html (hand-written SVG charts in `svg`), every table and section rendered from one
+//!   model (`drivebench_core::table`, by `table`; a benchmark's own sections are asked of
+//!   `Benchmark`, never built here), compare (md, html, json), merge of several hosts' runs, and
+//!   the run directory those files are written to.
 //! - [`results`]: the results model: a run (`RunReport`, result.json), its phases, series rows
 //!   and preflight findings, and what the phase-closing computations fill in (telemetry and
 //!   verdict per phase, steady-state rounds, a benchmark's figures and checks, typed in its
 //!   `workload` folder, load curves, sweeps); a run's status as one enum carrying its error
-//!   (`status`); the result.json reader; the `Table` model summary.md and report.html both
-//!   render (`table`).
+//!   (`status`); the result.json reader.
 //! - [`console`]: the live console: progress bars, interval and closing lines.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
 //!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
@@ -35,9 +35,9 @@
 //!   resolved by `workload`.
 //! - [`workload`]: what a virtual client does, one folder per benchmark: `sysbench` OLTP tests
 //!   and `tpcc` (transactions, terminals, load, consistency checks, per-phase figures, the NOPM
-//!   and isolation probe), each with its options and their resolution from the `[workload]`
+//!   and isolation probe, its sections of the reports and compare in `tpcc::report`), each with its options and their resolution from the `[workload]`
 //!   section (`section`), data generation, distributions; `benchmark`: the one dispatch on
-//!   `Benchmark`.
+//!   `Benchmark`; `views`: what the outputs hand a benchmark when they ask for its sections.
 //! - [`replay`]: a capture's requests put on another file or block device (io_uring, O_DIRECT)
 //!   at their recorded times, scaled, or as fast as the recorded concurrency allows, with each
 //!   request's schedule lag, latency per operation and file class, and the fidelity verdict.

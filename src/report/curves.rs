@@ -2,6 +2,7 @@
 
 use crate::results::curves::{CurvePoint, CurveReport, PointKind, SUSTAINABLE_RULE};
 use drivebench_core::curve::SloResult;
+use drivebench_core::table::{Cell, Column, Table};
 use std::fmt::Write;
 
 pub const CSV_HEADER: &str = "kind,pct,instance,seconds,target_tps,achieved_tps,transactions,avg_ms,p50_ms,p95_ms,p99_ms,max_ms,service_avg_ms,service_p99_ms,errors,start_lag_first_ms,start_lag_last_ms,behind_at_end,shortfall_pct,sustainable";
@@ -103,37 +104,7 @@ pub fn markdown(s: &mut String, curves: &[CurveReport]) {
             "Peak {:.1} TPS (closed loop). Response time from the intended start; {SUSTAINABLE_RULE}\n",
             c.peak_tps
         );
-        let _ = writeln!(
-            s,
-            "| point | target TPS | TPS | avg ms | p50 ms | p95 ms | p99 ms | max ms | service p99 ms | errors | start lag first/last ms | sustainable |"
-        );
-        let _ = writeln!(
-            s,
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-        );
-        for p in &c.points {
-            let f = &p.total;
-            let point = p.label();
-            let _ = writeln!(
-                s,
-                "| {point} | {} | {:.1} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} |",
-                f.target_tps
-                    .map(|t| format!("{t:.1}"))
-                    .unwrap_or("-".into()),
-                f.achieved_tps,
-                f.latency_ms.avg,
-                f.latency_ms.p50,
-                f.latency_ms.p95,
-                f.latency_ms.p99,
-                f.latency_ms.max,
-                f.service_ms.p99,
-                f.errors,
-                f.backlog
-                    .map(|b| format!("{:.1} / {:.1}", b.start_lag_first_ms, b.start_lag_last_ms))
-                    .unwrap_or("-".into()),
-                if f.sustainable { "yes" } else { "no" }
-            );
-        }
+        super::table::markdown(s, &points_table(&c.points, &[None]));
         limits_markdown(s, &c.points);
         if let Some(slo) = &c.slo {
             let _ = writeln!(s, "\n{}", slo_line(slo));
@@ -148,6 +119,66 @@ pub fn markdown(s: &mut String, curves: &[CurveReport]) {
             let _ = writeln!(s, "- {}: {}", i.instance, slo_line(&i.slo));
         }
     }
+}
+
+/// The points' table, one row per point of the total (`[None]`) or of each instance named
+/// (then with an instance column): target and achieved TPS, latency from the intended start,
+/// service p99, errors, the backlog's start lag and shortfall, whether it was sustainable.
+pub fn points_table(points: &[CurvePoint], whos: &[Option<&str>]) -> Table {
+    let inst = whos.iter().any(Option::is_some);
+    let figures = [
+        "%",
+        "target TPS",
+        "TPS",
+        "avg ms",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "max ms",
+        "service p99 ms",
+        "errors",
+        "start lag first → last ms",
+        "shortfall %",
+    ];
+    let mut columns = Vec::new();
+    if inst {
+        columns.push(Column::left("instance"));
+    }
+    columns.push(Column::left("kind"));
+    columns.extend(figures.map(Column::right));
+    columns.push(Column::right("sustainable"));
+    let mut t = Table::new(columns).with_class("curve");
+    let opt = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |v| format!("{v:.d$}"));
+    for who in whos {
+        for p in points {
+            let Some(f) = p.figures(*who) else { continue };
+            let b = f.backlog.as_ref();
+            let l = &f.latency_ms;
+            let cells = [
+                p.kind.name().to_string(),
+                opt(p.pct, 1),
+                opt(f.target_tps, 1),
+                format!("{:.1}", f.achieved_tps),
+                format!("{:.3}", l.avg),
+                format!("{:.3}", l.p50),
+                format!("{:.3}", l.p95),
+                format!("{:.3}", l.p99),
+                format!("{:.3}", l.max),
+                format!("{:.3}", f.service_ms.p99),
+                f.errors.to_string(),
+                b.map_or("-".into(), |b| {
+                    format!("{:.1} → {:.1}", b.start_lag_first_ms, b.start_lag_last_ms)
+                }),
+                opt(b.map(|b| b.shortfall_pct), 1),
+            ];
+            let sustainable = if f.sustainable { "yes" } else { "no" };
+            let row = who.map(|w| Cell::from(w.to_string())).into_iter();
+            let row = row.chain(cells.into_iter().map(Cell::from));
+            let row = row.chain([Cell::judged(sustainable.into(), f.sustainable)]);
+            t.cells(row.collect());
+        }
+    }
+    t
 }
 
 /// summary.md's list of what limited each point that has telemetry.

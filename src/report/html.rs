@@ -1,8 +1,8 @@
 //! report.html: one self-contained page per run, from result.json only — header (scenario,
 //! drive, host, engines, status), summary tables, TPS and latency over time with the phase
 //! boundaries, the latency percentile distribution of each recorded phase, loads, warnings and
-//! the resolved plan; for a TPC-C run the section `html_tpcc` writes, for a load curve the one
-//! `html_curves` writes. Inline CSS and SVG;
+//! the resolved plan; the sections the run's benchmark shows of its own (`Benchmark::
+//! phase_sections`), for a load curve the one `html_curves` writes. Inline CSS and SVG;
 //! nothing is fetched, nothing runs.
 
 use std::fmt::Write;
@@ -13,7 +13,6 @@ use super::svg::{Chart, Scale, Series, escape, render};
 use crate::results::finding::Level;
 use crate::results::run::RunReport;
 use crate::results::status::RunStatus;
-use crate::workload::benchmark::Benchmark;
 use drivebench_core::config::units::format_bytes;
 use drivebench_core::config::units::format_seconds;
 
@@ -53,7 +52,9 @@ pub fn page(r: &RunReport) -> String {
         s.push_str("<p>No phase was measured.</p>");
     }
     super::server_settings::html(&mut s, &r.instances);
-    super::html_tpcc::section(&mut s, r);
+    for sec in super::benchmark_sections(r) {
+        super::table::section_html(&mut s, &sec, 2);
+    }
     over_time(&mut s, r);
     for phase in r.phases.iter().filter(|p| p.recorded) {
         distribution(&mut s, phase);
@@ -131,22 +132,7 @@ fn header(s: &mut String, r: &RunReport) {
         row(&format!("Instance {}", i.name), i.version.clone());
     }
     if let Some(db) = &r.plan.database {
-        let w = &db.workload;
-        let pacing = match w.rate {
-            Some(rate) => format!("open model at {rate} tx/s per instance"),
-            None => "closed loop".into(),
-        };
-        let what = match &w.benchmark {
-            Benchmark::Sysbench { sysbench: o } => format!(
-                "sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}",
-                o.test.name(),
-                o.tables,
-                o.table_size,
-                w.clients
-            ),
-            Benchmark::Tpcc { .. } => w.describe(),
-        };
-        row("Workload", what);
+        row("Workload", super::markdown::workload_line(&db.workload));
     }
     if r.plan.time_scale != 1.0 {
         row(
@@ -276,32 +262,9 @@ fn distribution(s: &mut String, ph: &PhaseReport) {
 }
 
 fn loads_and_warnings(s: &mut String, r: &RunReport) {
-    let loads: Vec<_> = r
-        .instances
-        .iter()
-        .filter_map(|i| i.load.as_ref().map(|l| (i, l)))
-        .collect();
-    if !loads.is_empty() {
-        s.push_str("<h2>Load</h2><table><tr><th>instance</th><th>rows</th><th>seconds</th><th>rows/s</th></tr>");
-        for (i, l) in loads {
-            if l.reused {
-                let _ = write!(
-                    s,
-                    "<tr><td>{}</td><td colspan=\"3\">reused existing data</td></tr>",
-                    escape(&i.name)
-                );
-            } else {
-                let _ = write!(
-                    s,
-                    "<tr><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.0}</td></tr>",
-                    escape(&i.name),
-                    l.rows,
-                    l.seconds,
-                    l.rows_per_s
-                );
-            }
-        }
-        s.push_str("</table>");
+    if let Some(t) = super::load_table(r) {
+        s.push_str("<h2>Load</h2>");
+        super::table::html(s, &t);
     }
     if !r.preflight.is_empty() || !r.warnings.is_empty() {
         s.push_str("<h2>Preflight and warnings</h2><ul>");

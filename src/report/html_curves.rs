@@ -7,6 +7,7 @@
 
 use std::fmt::Write;
 
+use super::curves::points_table;
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
 use super::telemetry::{drive_line, host_line};
 use crate::results::curves::{
@@ -61,12 +62,12 @@ pub(super) fn section(s: &mut String, curves: &[CurveReport]) {
             s.push_str("</ul>");
         }
         s.push_str(&chart(c, &title, &names));
-        table(s, &c.points, &[None]);
+        super::table::html(s, &points_table(&c.points, &[None]));
         limits(s, &c.points);
         if names.len() > 1 {
             s.push_str("<details><summary>per instance</summary>");
             let each: Vec<Option<&str>> = names.iter().map(|n| Some(*n)).collect();
-            table(s, &c.points, &each);
+            super::table::html(s, &points_table(&c.points, &each));
             s.push_str("</details>");
         }
     }
@@ -207,46 +208,6 @@ fn chart(c: &CurveReport, title: &str, names: &[&str]) -> String {
         marks: vec![Marks::unsustainable(unsustainable)],
         dots: true,
     })
-}
-
-/// The points' table for the total (`[None]`) or for each instance named.
-fn table(s: &mut String, points: &[CurvePoint], whos: &[Option<&str>]) {
-    let inst = whos.iter().any(Option::is_some);
-    let _ = write!(
-        s,
-        "<table class=\"curve\"><tr>{}<th>kind</th><th>%</th><th>target TPS</th><th>TPS</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>service p99 ms</th><th>errors</th><th>sustainable</th><th>start lag first → last ms</th><th>shortfall %</th></tr>",
-        if inst { "<th>instance</th>" } else { "" }
-    );
-    for who in whos {
-        for p in points {
-            let Some(f) = p.figures(*who) else { continue };
-            let opt = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |v| format!("{v:.d$}"));
-            let b = f.backlog.as_ref();
-            let _ = write!(
-                s,
-                "<tr>{}<td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td></tr>",
-                who.map(|w| format!("<td>{}</td>", escape(w)))
-                    .unwrap_or_default(),
-                p.kind.name(),
-                opt(p.pct, 1),
-                opt(f.target_tps, 1),
-                f.achieved_tps,
-                f.latency_ms.avg,
-                f.latency_ms.p95,
-                f.latency_ms.p99,
-                f.service_ms.p99,
-                f.errors,
-                if f.sustainable { "" } else { " class=\"fail\"" },
-                if f.sustainable { "yes" } else { "no" },
-                b.map_or("-".into(), |b| format!(
-                    "{:.1} → {:.1}",
-                    b.start_lag_first_ms, b.start_lag_last_ms
-                )),
-                opt(b.map(|b| b.shortfall_pct), 1),
-            );
-        }
-    }
-    s.push_str("</table>");
 }
 
 #[cfg(test)]

@@ -7,8 +7,9 @@ use crate::results::phase::PhaseReport;
 
 use crate::results::run::RunReport;
 use crate::results::status::RunStatus;
+use crate::scenario::plan::PlanWorkload;
 use drivebench_core::config::units::format_bytes;
-use drivebench_core::config::units::{format_count, format_seconds};
+use drivebench_core::config::units::format_seconds;
 
 pub fn summary(r: &RunReport) -> String {
     let mut s = String::new();
@@ -16,6 +17,10 @@ pub fn summary(r: &RunReport) -> String {
     let _ = writeln!(s, "# drivebench: {}\n", p.name);
     run_lines(&mut s, r);
     workload_lines(&mut s, r);
+    if let Some(t) = super::load_table(r) {
+        s.push_str("\n## Load\n\n");
+        super::table::markdown(&mut s, &t);
+    }
     let ordered = r
         .phases
         .iter()
@@ -37,8 +42,10 @@ pub fn summary(r: &RunReport) -> String {
         super::merge::markdown::markdown(&mut s, m);
     }
     super::server_settings::markdown(&mut s, &r.instances);
+    for sec in super::benchmark_sections(r) {
+        super::table::section_markdown(&mut s, &sec, 2);
+    }
     super::curves::markdown(&mut s, &r.curves);
-    checks(&mut s, r);
     super::sweeps::markdown(&mut s, &r.sweeps);
     if let Some(c) = &r.capture {
         super::replay::capture_markdown(&mut s, c);
@@ -81,31 +88,20 @@ fn run_lines(s: &mut String, r: &RunReport) {
     }
 }
 
-/// The workload's list items: what ran, the time scale, each instance's load, the warnings.
+/// What ran, in one line: the benchmark's own line with the clients and their pacing.
+pub fn workload_line(w: &PlanWorkload) -> String {
+    let pacing = match w.rate {
+        Some(rate) => format!("open model at {rate} tx/s per instance"),
+        None => "closed loop".into(),
+    };
+    w.benchmark.report_line(w.clients, w.connections(), &pacing)
+}
+
+/// The workload's list items: what ran, the time scale, the warnings.
 fn workload_lines(s: &mut String, r: &RunReport) {
     let p = &r.plan;
     if let Some(db) = &p.database {
-        let w = &db.workload;
-        let pacing = match w.rate {
-            Some(rate) => format!("open model at {rate} tx/s per instance"),
-            None => "closed loop".into(),
-        };
-        match w.benchmark.sysbench() {
-            Some(o) => {
-                let _ = writeln!(
-                    s,
-                    "- Workload: sysbench {}, {} tables x {} rows, {} clients per instance, {pacing}, rand_type {}",
-                    o.test.name(),
-                    o.tables,
-                    format_count(u64::from(o.table_size)),
-                    w.clients,
-                    o.rand_type.name()
-                );
-            }
-            None => {
-                let _ = writeln!(s, "- Workload: {}", w.describe());
-            }
-        }
+        let _ = writeln!(s, "- Workload: {}", workload_line(&db.workload));
     }
     if p.time_scale != 1.0 {
         let _ = writeln!(
@@ -114,43 +110,8 @@ fn workload_lines(s: &mut String, r: &RunReport) {
             p.time_scale
         );
     }
-    for i in &r.instances {
-        if let Some(l) = &i.load {
-            if l.reused {
-                let _ = writeln!(s, "- Load {}: reused existing data", i.name);
-            } else {
-                let _ = writeln!(
-                    s,
-                    "- Load {}: {} rows in {:.1} s ({:.0} rows/s)",
-                    i.name, l.rows, l.seconds, l.rows_per_s
-                );
-            }
-        }
-    }
     for wng in &r.warnings {
         let _ = writeln!(s, "- Warning: {wng}");
-    }
-}
-
-/// The consistency checks, when any ran: how many passed, then each failure.
-fn checks(s: &mut String, r: &RunReport) {
-    if r.checks.is_empty() {
-        return;
-    }
-    let failed: Vec<_> = r.checks.iter().filter(|c| !c.passed).collect();
-    let again = r
-        .checked_at
-        .as_deref()
-        .map(|t| format!(" (re-run by `drivebench check` at {t})"))
-        .unwrap_or_default();
-    let _ = writeln!(
-        s,
-        "\n## Consistency checks\n\n{} of {} passed{again}.",
-        r.checks.len() - failed.len(),
-        r.checks.len()
-    );
-    for c in failed {
-        let _ = writeln!(s, "- FAILED {}: {}: {}", c.instance, c.name, c.detail);
     }
 }
 
@@ -170,74 +131,4 @@ fn phase_table(s: &mut String, ph: &PhaseReport) {
         "\n{} transactions, {} queries (r/w/o {}/{}/{}). Total latency figures come from merged histograms.",
         t.transactions, t.queries.total, t.queries.reads, t.queries.writes, t.queries.other
     );
-    if let Some(tp) = &ph.tpcc {
-        tpcc_section(s, ph, tp);
-    }
-}
-
-/// Per-kind figures and the TPC-C-like headline of a phase.
-fn tpcc_section(s: &mut String, ph: &PhaseReport, tp: &crate::workload::tpcc::figures::TpccPhase) {
-    let _ = writeln!(
-        s,
-        "
-| kind | transactions | share % (min) | avg (ms) | p90 (ms) (limit) | p99 (ms) | max (ms) | rolled back | retries | errors |"
-    );
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for ((k, mix), limit) in ph
-        .summary
-        .per_kind
-        .iter()
-        .zip(&tp.mix)
-        .zip(&tp.response_time_limits)
-    {
-        let errors: u64 = k.errors_by_code.iter().map(|e| e.count).sum();
-        let _ = writeln!(
-            s,
-            "| {} | {} | {:.2} ({:.0}){} | {:.3} | {:.1} ({:.0}){} | {:.3} | {:.3} | {} | {} | {errors} |",
-            k.kind,
-            k.transactions,
-            mix.pct,
-            mix.min_pct,
-            if mix.passed { "" } else { " FAIL" },
-            k.latency_ms.avg,
-            limit.p90_ms,
-            limit.limit_ms,
-            if limit.passed { "" } else { " FAIL" },
-            k.latency_ms.p99,
-            k.latency_ms.max,
-            k.rolled_back,
-            k.retries
-        );
-    }
-    let committed = crate::workload::tpcc::figures::committed_text(tp);
-    let nopm = tp
-        .nopm
-        .map(|n| format!(", NOPM {n:.0}"))
-        .unwrap_or_default();
-    let eff = tp
-        .efficiency_pct
-        .map(|e| format!(", efficiency {e:.1} %"))
-        .unwrap_or_default();
-    let _ = writeln!(
-        s,
-        "
-TPC-C-like (not audited): tpmC {:.0}{committed}{nopm}{eff}; {}; mix minimums ({}) and response-time limits {}.",
-        tp.tpmc,
-        tp.mix_text(),
-        tp.judged_text(&ph.summary),
-        if tp.passed { "met" } else { "NOT met" }
-    );
-    if !tp.isolation.is_empty() {
-        let _ = writeln!(
-            s,
-            "Isolation (read back): {}.",
-            crate::workload::tpcc::figures::isolation_text(tp)
-        );
-    }
-    if let Some(d) = &tp.delivery_skips {
-        let _ = writeln!(s, "Delivery: {}.", d.text());
-    }
-    for d in &tp.deviations {
-        let _ = writeln!(s, "Non-spec: {d}.");
-    }
 }

@@ -1,7 +1,9 @@
 //! Outputs of a run, all rendered from the results model (`crate::results`): result.json
 //! (written atomically, also after every phase), series.csv (appended as intervals close),
 //! summary.md, report.html (inline SVG charts, self-contained), the server settings in effect
-//! both show, compare and merge.
+//! both show, compare and merge. Renderers only: every table and section is one
+//! `drivebench_core::table` value written by `table` in markdown and HTML alike, and a
+//! benchmark's own sections come from `Benchmark` (`benchmark_sections`).
 
 pub mod compare;
 pub mod curves;
@@ -10,7 +12,6 @@ mod curves_tests;
 pub mod html;
 mod html_curves;
 mod html_telemetry;
-mod html_tpcc;
 pub mod markdown;
 pub mod merge;
 pub mod replay;
@@ -26,8 +27,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::results::phase::{PhaseReport, SeriesRow};
-use crate::results::table::{Column, Table};
 use crate::results::{ReadError, RunReport, read_result};
+use drivebench_core::table::{Column, Table};
 
 use drivebench_system::telemetry::IntervalTelemetry;
 
@@ -102,6 +103,27 @@ pub fn phase_table(ph: &PhaseReport) -> Table {
     t
 }
 
+/// The instances' loads: rows, seconds and rows per second, or that existing data was reused;
+/// None when no instance loaded.
+pub fn load_table(r: &RunReport) -> Option<Table> {
+    let mut t = Table::figures("instance", &["rows", "seconds", "rows/s"]);
+    for i in &r.instances {
+        let Some(l) = &i.load else { continue };
+        if l.reused {
+            let reused = "reused existing data".to_string();
+            t.row(vec![i.name.clone(), reused, "-".into(), "-".into()]);
+        } else {
+            t.row(vec![
+                i.name.clone(),
+                l.rows.to_string(),
+                format!("{:.1}", l.seconds),
+                format!("{:.0}", l.rows_per_s),
+            ]);
+        }
+    }
+    (!t.rows.is_empty()).then_some(t)
+}
+
 /// What the failed attempts of a phase came to, apart: those retried until their transaction
 /// committed, and transactions given up; `None` without failed attempts.
 fn attempts_note(m: &crate::metrics::summary::Summary) -> Option<String> {
@@ -126,6 +148,25 @@ fn attempts_note(m: &crate::metrics::summary::Summary) -> Option<String> {
         m.errors,
         codes.join(", ")
     ))
+}
+
+/// The sections the run's benchmark shows of its own (from its figures of the recorded phases
+/// and the run's checks), in summary.md and report.html alike.
+pub fn benchmark_sections(r: &RunReport) -> Vec<drivebench_core::table::Section> {
+    let Some(w) = r.plan.database.as_ref().map(|d| &d.workload) else {
+        return Vec::new();
+    };
+    let phases: Vec<_> = r
+        .phases
+        .iter()
+        .filter(|p| p.recorded)
+        .map(PhaseReport::view)
+        .collect();
+    let checks = crate::workload::views::RunChecks {
+        checks: &r.checks,
+        checked_at: r.checked_at.as_deref(),
+    };
+    w.benchmark.phase_sections(&phases, &checks, w.rate)
 }
 
 /// Write `bytes` to `path` atomically: temp file, fsync, rename.

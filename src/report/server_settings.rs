@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use crate::results::run::InstanceReport;
-use crate::results::table::{Column, Table};
 use drivebench_core::config::units::format_bytes;
+use drivebench_core::table::{Column, Table};
 
 /// The table of `instances`' settings: "setting", then a column per distinct set of values,
 /// a row per setting; `None` when no instance reported any (SQLite).
@@ -101,7 +101,7 @@ mod tests {
         ];
         let t = table(&[instance("mariadb-1", &vars), instance("mariadb-2", &vars)]).unwrap();
         assert_eq!(t.columns[1], Column::left("all 2 instances"));
-        let rows: Vec<&[String]> = t.rows.iter().map(|r| &r.cells[..]).collect();
+        let rows: Vec<Vec<&str>> = t.rows.iter().map(texts).collect();
         assert_eq!(
             rows,
             [
@@ -109,6 +109,10 @@ mod tests {
                 ["innodb_flush_method", "O_DIRECT"],
             ]
         );
+    }
+
+    fn texts(row: &drivebench_core::table::Row) -> Vec<&str> {
+        row.cells.iter().map(|c| c.text.as_str()).collect()
     }
 
     #[test]
@@ -120,7 +124,7 @@ mod tests {
         .unwrap();
         let heads: Vec<&str> = t.columns.iter().map(|c| c.head.as_str()).collect();
         assert_eq!(heads, ["setting", "a", "b"]);
-        assert_eq!(t.rows[1].cells, ["wal_sync_method", "-", "fdatasync"]);
+        assert_eq!(texts(&t.rows[1]), ["wal_sync_method", "-", "fdatasync"]);
         assert_eq!(table(&[instance("sqlite-1", &[])]), None);
     }
 }

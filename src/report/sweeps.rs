@@ -4,6 +4,7 @@
 
 use super::svg::{Chart, Marks, Scale, Series, escape, render, slo_marks};
 use crate::results::sweeps::{SweepPointReport, SweepReport};
+use drivebench_core::table::Table;
 use drivebench_system::io::sweep::SteadyReport;
 use std::fmt::Write;
 
@@ -87,28 +88,7 @@ pub fn markdown(s: &mut String, sweeps: &[SweepReport]) {
                 ""
             }
         );
-        let _ = writeln!(
-            s,
-            "| point | target IOPS | IOPS | MiB/s | MB/s | avg µs | p99 µs | p99.9 µs | max µs | sustained |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-        );
-        for p in &w.points {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {} |",
-                point_name(p),
-                p.target_iops
-                    .map(|t| format!("{t:.0}"))
-                    .unwrap_or_else(|| "-".into()),
-                p.iops,
-                p.mib_s,
-                p.mb_s,
-                p.latency_us.avg,
-                p.latency_us.p99,
-                p.latency_us.p999,
-                p.latency_us.max,
-                if p.sustainable { "yes" } else { "no" }
-            );
-        }
+        super::table::markdown(s, &points_table(w));
     }
     if !sweeps.is_empty() {
         let _ = writeln!(
@@ -139,7 +119,7 @@ pub fn html(s: &mut String, sweeps: &[SweepReport]) {
             }
         );
         s.push_str(&html_chart(w));
-        html_table(s, w);
+        super::table::html(s, &points_table(w));
         if let Some(st) = &w.steady {
             html_steady(s, st);
         }
@@ -196,32 +176,45 @@ fn html_chart(w: &SweepReport) -> String {
     })
 }
 
-/// A profile's table: one row per point.
-fn html_table(s: &mut String, w: &SweepReport) {
-    s.push_str("<table><tr><th>point</th><th>target IOPS</th><th>IOPS</th><th>MiB/s</th><th>MB/s</th><th>avg µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>outstanding (Little)</th><th>CPU %</th><th>sustained</th></tr>");
+/// A profile's table: one row per point (its target, what it achieved, latency from the
+/// intended start, outstanding I/Os measured and by Little's law, CPU, whether it kept up).
+fn points_table(w: &SweepReport) -> Table {
+    let heads = [
+        "target IOPS",
+        "IOPS",
+        "MiB/s",
+        "MB/s",
+        "avg µs",
+        "p99 µs",
+        "p99.9 µs",
+        "max µs",
+        "outstanding (Little)",
+        "CPU %",
+        "sustained",
+    ];
+    let mut t = Table::figures("point", &heads);
     for p in &w.points {
-        let name = point_name(p);
-        let _ = write!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td>{:.0}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1} ({:.1})</td><td>{:.0}</td><td>{}</td></tr>",
-            escape(&name),
+        t.row(vec![
+            point_name(p),
             p.target_iops
                 .map(|t| format!("{t:.0}"))
-                .unwrap_or_else(|| "max".into()),
-            p.iops,
-            p.mib_s,
-            p.mb_s,
-            p.latency_us.avg,
-            p.latency_us.p99,
-            p.latency_us.p999,
-            p.latency_us.max,
-            p.outstanding_mean_ios,
-            p.outstanding_littles_law_ios,
-            p.cpu_pct,
-            if p.sustainable { "yes" } else { "no" }
-        );
+                .unwrap_or_else(|| "-".into()),
+            format!("{:.0}", p.iops),
+            format!("{:.1}", p.mib_s),
+            format!("{:.1}", p.mb_s),
+            format!("{:.1}", p.latency_us.avg),
+            format!("{:.0}", p.latency_us.p99),
+            format!("{:.0}", p.latency_us.p999),
+            format!("{:.0}", p.latency_us.max),
+            format!(
+                "{:.1} ({:.1})",
+                p.outstanding_mean_ios, p.outstanding_littles_law_ios
+            ),
+            format!("{:.0}", p.cpu_pct),
+            if p.sustainable { "yes" } else { "no" }.to_string(),
+        ]);
     }
-    s.push_str("</table>");
+    t
 }
 
 /// The steady-state verdict under a profile's table: each round's IOPS and the window judged.

@@ -1,8 +1,8 @@
 //! A phase's telemetry in summary.md and the console: the verdict and its deciding figures,
 //! the drive's figures, the host's CPU.
 
-use crate::results::table::{Column, Table};
 use crate::results::telemetry::{PhaseTelemetry, bound_name};
+use drivebench_core::table::{Column, Table};
 use drivebench_system::telemetry::IntervalTelemetry;
 
 /// summary.md's lines for a phase with telemetry: the verdict and its deciding figures, the

@@ -11,7 +11,6 @@ pub mod run;
 pub mod status;
 pub mod steady;
 pub mod sweeps;
-pub mod table;
 pub mod telemetry;
 
 use std::path::Path;

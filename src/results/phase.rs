@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::summary::{MeanOfInstances, Summary};
+use crate::workload::views::{MergedFigures, PhaseFigures, PhaseView};
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PhaseReport {
@@ -40,6 +41,27 @@ pub struct PhaseReport {
 }
 
 impl PhaseReport {
+    /// The benchmark's own figures of the phase.
+    pub fn figures(&self) -> PhaseFigures<'_> {
+        PhaseFigures {
+            tpcc: self.tpcc.as_ref(),
+        }
+    }
+
+    /// The phase as its benchmark's sections read it.
+    pub fn view(&self) -> PhaseView<'_> {
+        PhaseView {
+            name: &self.name,
+            summary: &self.summary,
+            figures: self.figures(),
+        }
+    }
+
+    /// The benchmark's figures of the phase replaced (by a merge's).
+    pub fn set_figures(&mut self, f: MergedFigures) {
+        self.tpcc = f.tpcc;
+    }
+
     /// Total TPS at each report tick, (elapsed_s, tps): the instances' rows of a tick summed.
     pub fn total_tps(&self) -> Vec<(f64, f64)> {
         let mut ticks: Vec<(f64, f64)> = Vec::new();

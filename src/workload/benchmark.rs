@@ -8,10 +8,17 @@ use serde::{Deserialize, Serialize};
 use super::section::{BenchmarkKind, PrepareMode, WorkloadSection};
 use super::sysbench::Sysbench;
 use super::sysbench::options::{self as sysbench, SysbenchOptions, SysbenchTest};
+use super::tpcc::figures::{self as tpcc_figures, HostFigures};
+use super::tpcc::options::TpccPacing;
 use super::tpcc::options::{self as tpcc, TpccOptions};
+use super::tpcc::report as tpcc_report;
 use super::tpcc::workload::Tpcc;
+use super::views::{Headline, HostPart, MergedFigures, PhaseView, RunChecks, RunFigures};
 use crate::engines::{Dialect, EngineKind, EngineOps};
+use crate::metrics::summary::Summary;
 use drivebench_core::config::error::{Invalid, KeyPath};
+use drivebench_core::config::units::format_count;
+use drivebench_core::table::Section;
 
 /// The benchmark part of a `[workload]` section, resolved.
 #[derive(Debug)]
@@ -193,6 +200,156 @@ impl Benchmark {
                 o.rand_type.name()
             ),
             Benchmark::Tpcc { tpcc } => tpcc.describe(clients, connections),
+        }
+    }
+}
+
+/// A run as compare asks its benchmark about it: its label, its benchmark, its figures of the
+/// compared phase.
+#[derive(Debug, Clone, Copy)]
+pub struct ComparedRun<'a> {
+    pub label: &'a str,
+    pub benchmark: &'a Benchmark,
+    pub figures: &'a RunFigures,
+}
+
+/// What the outputs ask of the benchmark: its sections, its figures when phases are merged or
+/// runs compared. A benchmark with nothing of its own to show answers with nothing.
+impl Benchmark {
+    /// summary.md's and report.html's sections of the benchmark's own: from its figures of the
+    /// recorded `phases` and the run's `checks`; `rate` the clients' open-model rate.
+    pub fn phase_sections(
+        &self,
+        phases: &[PhaseView],
+        checks: &RunChecks,
+        rate: Option<f64>,
+    ) -> Vec<Section> {
+        match self {
+            Benchmark::Sysbench { .. } => Vec::new(),
+            Benchmark::Tpcc { tpcc } => {
+                let scheduled = tpcc.pacing == TpccPacing::Spec || rate.is_some();
+                tpcc_report::sections(phases, checks, scheduled)
+            }
+        }
+    }
+
+    /// What ran, in one line of summary.md and report.html: sysbench's test, tables and rows,
+    /// clients and `pacing`, rand_type; TPC-C's description.
+    pub fn report_line(&self, clients: u32, connections: u32, pacing: &str) -> String {
+        match self {
+            Benchmark::Sysbench { sysbench: o } => format!(
+                "sysbench {}, {} tables x {} rows, {clients} clients per instance, {pacing}, rand_type {}",
+                o.test.name(),
+                o.tables,
+                format_count(u64::from(o.table_size)),
+                o.rand_type.name()
+            ),
+            Benchmark::Tpcc { tpcc } => tpcc.describe(clients, connections),
+        }
+    }
+
+    /// The workload identity runs must share to be compared: benchmark, test and data scale.
+    pub fn compare_key(&self) -> String {
+        match self {
+            Benchmark::Sysbench { sysbench: o } => format!(
+                "sysbench {} with {} tables x {} rows",
+                o.test.name(),
+                o.tables,
+                o.table_size
+            ),
+            Benchmark::Tpcc { tpcc: t } => format!("tpcc with {} warehouses", t.warehouses),
+        }
+    }
+
+    /// The options compare sets side by side, every benchmark's by name, "-" where the run
+    /// (`None`: one with no database part) is of another benchmark.
+    pub fn compared_options(b: Option<&Benchmark>) -> Vec<(String, String)> {
+        let sysbench = b.and_then(Benchmark::sysbench);
+        let mut out = vec![(
+            "rand_type".to_string(),
+            sysbench.map_or("-".into(), |o| o.rand_type.name().to_string()),
+        )];
+        out.extend(tpcc::compared_options(b.and_then(Benchmark::tpcc)));
+        out
+    }
+
+    /// The figure this benchmark's runs are ranked by before TPS, when it has one.
+    pub fn headline(&self, figures: &RunFigures) -> Option<Headline> {
+        match self {
+            Benchmark::Sysbench { .. } => None,
+            Benchmark::Tpcc { .. } => figures.tpcc.as_ref().map(|t| Headline {
+                key: "tpmc",
+                title: "tpmC, TPC-C-like (higher is better)",
+                value: t.tpmc,
+                decimals: 0,
+            }),
+        }
+    }
+
+    /// compare's sections of this benchmark for a group's `runs` (those of another benchmark
+    /// are passed over).
+    pub fn compare_sections(&self, runs: &[ComparedRun]) -> Vec<Section> {
+        match self {
+            Benchmark::Sysbench { .. } => Vec::new(),
+            Benchmark::Tpcc { .. } => {
+                let figures: Vec<_> = runs
+                    .iter()
+                    .filter_map(|r| Some((r.label, r.figures.tpcc.as_ref()?)))
+                    .collect();
+                tpcc_report::compare_sections(&figures)
+            }
+        }
+    }
+
+    /// What compare warns of above everything when this benchmark's `runs` differ in a way
+    /// that changes what a figure means.
+    pub fn compare_warnings(&self, runs: &[ComparedRun]) -> Vec<String> {
+        match self {
+            Benchmark::Sysbench { .. } => Vec::new(),
+            Benchmark::Tpcc { .. } => {
+                let figures: Vec<_> = runs
+                    .iter()
+                    .filter_map(|r| Some((r.label, r.figures.tpcc.as_ref()?)))
+                    .collect();
+                let procedures: Vec<_> = runs
+                    .iter()
+                    .filter_map(|r| Some((r.label, r.benchmark.tpcc()?.procedures)))
+                    .collect();
+                tpcc_report::mix_warning(&figures)
+                    .into_iter()
+                    .chain(tpcc_report::procedures_warning(&procedures))
+                    .collect()
+            }
+        }
+    }
+
+    /// The benchmark's figures of a phase merged from several `hosts`' (`drivebench merge`),
+    /// from the merged `summary`; `instances` all hosts'. None when a host has none.
+    pub fn merged_figures(
+        &self,
+        hosts: &[HostPart],
+        summary: &Summary,
+        clients: u32,
+        rate: Option<f64>,
+        instances: usize,
+    ) -> MergedFigures {
+        match self {
+            Benchmark::Sysbench { .. } => MergedFigures::default(),
+            Benchmark::Tpcc { tpcc } => {
+                let parts: Option<Vec<HostFigures>> = hosts
+                    .iter()
+                    .map(|h| {
+                        Some(HostFigures {
+                            label: h.label,
+                            figures: h.figures.tpcc?,
+                        })
+                    })
+                    .collect();
+                MergedFigures {
+                    tpcc: parts
+                        .map(|p| tpcc_figures::merged(&p, summary, tpcc, clients, rate, instances)),
+                }
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod meta;
 pub mod section;
 pub mod sysbench;
 pub mod tpcc;
+pub mod views;
 
 use std::future::Future;
 use std::time::Duration;

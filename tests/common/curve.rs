@@ -212,14 +212,16 @@ fn check_files(out_dir: &Path, points: &[Value], names: &[&str], slo: &Value) {
         let t = &p["total"];
         let opt = |v: &Value| v.as_f64().map_or("-".into(), |v| format!("{v:.1}"));
         let row = format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td>",
             p["kind"].as_str().unwrap(),
             opt(&p["pct"]),
             opt(&t["target_tps"]),
             f(&t["achieved_tps"]),
             f(&t["latency_ms"]["avg"]),
+            f(&t["latency_ms"]["p50"]),
             f(&t["latency_ms"]["p95"]),
             f(&t["latency_ms"]["p99"]),
+            f(&t["latency_ms"]["max"]),
             f(&t["service_ms"]["p99"]),
             t["errors"]
         );

@@ -11,8 +11,12 @@
 //! - [`histogram`]: the one HDR histogram shape every latency is recorded in (1 µs .. 1 h, 3
 //!   significant digits) and its compact text form in result files.
 //! - [`rng`]: the seeded random stream of one virtual client.
+//! - [`table`]: what the outputs show, as values both markdown and HTML render: a table
+//!   (columns with their alignment, rows, notes) and a section (a titled run of paragraphs,
+//!   lists and tables).
 
 pub mod config;
 pub mod curve;
 pub mod histogram;
 pub mod rng;
+pub mod table;

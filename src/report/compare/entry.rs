@@ -1,6 +1,6 @@
 //! One run as compare sees it: where it came from, the phase it is compared on with that
 //! phase's TPS and latency, its TPS per report interval (the samples of the significance test),
-//! and when it has them its TPC-C-like figures and its load curve's peak, SLO figure and
+//! and when it has them its benchmark's own figures and its load curve's peak, SLO figure and
 //! points. The ranking and every section read runs through `RunEntry`; this file imports
 //! nothing else of compare.
 
@@ -9,6 +9,8 @@ use serde::Serialize;
 use crate::results::curves::PointKind;
 use crate::results::phase::PhaseReport;
 use crate::results::run::RunReport;
+use crate::workload::benchmark::Benchmark;
+use crate::workload::views::{Headline, RunFigures};
 use drivebench_core::curve::SloResult;
 
 /// One run as compared: where it came from and the figures of its recorded phase.
@@ -24,9 +26,9 @@ pub struct RunEntry {
     pub tps: f64,
     pub latency_avg_ms: f64,
     pub latency_p99_ms: f64,
-    /// TPC-C runs: tpmC, NOPM, efficiency and per-kind p90/p99 of the compared phase.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tpcc: Option<TpccFigures>,
+    /// The benchmark's own figures of the compared phase, under its name.
+    #[serde(flatten)]
+    pub figures: RunFigures,
     /// Its load curve's peak, SLO figure and points, when it ran one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub curve: Option<CurveFigures>,
@@ -38,12 +40,24 @@ pub struct RunEntry {
     /// Total TPS per report interval of the phase (the samples of the significance test).
     #[serde(skip)]
     pub interval_tps: Vec<f64>,
+    /// The run's benchmark, when it has a database part.
+    #[serde(skip)]
+    pub benchmark: Option<Benchmark>,
+    /// The figure its benchmark ranks runs by before TPS, when it has one.
+    #[serde(skip)]
+    pub headline: Option<Headline>,
 }
 
 impl RunEntry {
     /// The entry of report `r`, read from `source` and shown as `label`.
     pub fn new(label: String, source: &str, r: &RunReport) -> Self {
         let phase = compared_phase(r);
+        let figures = phase.map_or_else(RunFigures::default, |p| RunFigures::of(&p.view()));
+        let benchmark = r
+            .plan
+            .database
+            .as_ref()
+            .map(|d| d.workload.benchmark.clone());
         RunEntry {
             label,
             source: source.to_string(),
@@ -55,7 +69,9 @@ impl RunEntry {
             tps: phase.map_or(0.0, |p| p.summary.tps),
             latency_avg_ms: phase.map_or(0.0, |p| p.summary.latency_ms.avg),
             latency_p99_ms: phase.map_or(0.0, |p| p.summary.latency_ms.p99),
-            tpcc: phase.and_then(tpcc_figures),
+            headline: benchmark.as_ref().and_then(|b| b.headline(&figures)),
+            figures,
+            benchmark,
             curve: curve_figures(r),
             ranked: phase.is_some(),
             verdict: phase
@@ -74,57 +90,6 @@ fn compared_phase(r: &RunReport) -> Option<&PhaseReport> {
         .iter()
         .rev()
         .find(|p| p.recorded && p.summary.transactions > 0)
-}
-
-/// The TPC-C-like figures of a run's compared phase.
-#[derive(Debug, Clone, Serialize)]
-pub struct TpccFigures {
-    pub tpmc: f64,
-    /// How the terminals picked their transactions.
-    pub mix: crate::workload::tpcc::options::TpccMix,
-    /// New-Order's share of the phase's transactions, percent.
-    pub new_order_pct: f64,
-    pub nopm: Option<f64>,
-    pub efficiency_pct: Option<f64>,
-    /// Mix minimums and response-time limits all met.
-    pub passed: bool,
-    pub per_kind: Vec<KindTail>,
-}
-
-/// One transaction kind's tail latency.
-#[derive(Debug, Clone, Serialize)]
-pub struct KindTail {
-    pub kind: String,
-    pub p90_ms: f64,
-    pub p99_ms: f64,
-}
-
-/// The figures of `ph`, when it is a TPC-C phase.
-pub fn tpcc_figures(ph: &PhaseReport) -> Option<TpccFigures> {
-    let tp = ph.tpcc.as_ref()?;
-    Some(TpccFigures {
-        tpmc: tp.tpmc,
-        mix: tp.mix_method,
-        // From the shares, which results older than `new_order_pct` have too.
-        new_order_pct: tp
-            .mix
-            .iter()
-            .find(|m| m.kind == "new_order")
-            .map_or(tp.new_order_pct, |m| m.pct),
-        nopm: tp.nopm,
-        efficiency_pct: tp.efficiency_pct,
-        passed: tp.passed,
-        per_kind: ph
-            .summary
-            .per_kind
-            .iter()
-            .map(|k| KindTail {
-                kind: k.kind.clone(),
-                p90_ms: k.latency_ms.p90,
-                p99_ms: k.latency_ms.p99,
-            })
-            .collect(),
-    })
 }
 
 /// One measured point of a run's curve (total over its instances).

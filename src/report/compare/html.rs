@@ -1,4 +1,4 @@
-//! compare.html: the ranking tables (and a TPC-C run's figures per run and per kind), the load
+//! compare.html: the ranking tables (and the benchmark's own sections), the load
 //! curves' SLO figures with the runs' p99-vs-TPS curves overlaid, the sweep tables with the
 //! runs' curves overlaid, the replays (with their p99 per file class as bars), and every
 //! ranked run's TPS over its compared phase on one chart, self-contained like report.html.
@@ -10,7 +10,6 @@ use super::model::Comparison;
 use super::ranking::{ALPHA, html_table};
 use super::replays;
 use super::sweeps;
-use super::tpcc;
 use crate::report::svg::{Chart, Scale, Series, escape, render};
 
 /// compare.html, one self-contained page.
@@ -78,7 +77,9 @@ pub fn page(c: &Comparison) -> String {
         for (title, rows, decimals) in g.tables() {
             html_table(&mut s, title, rows, decimals);
         }
-        tpcc::html(&mut s, &g.members(&c.runs));
+        for sec in g.sections(&c.runs) {
+            crate::report::table::section_html(&mut s, &sec, 3);
+        }
     }
     if let Some(cc) = &c.curves {
         curves::html(&mut s, cc, &c.runs);

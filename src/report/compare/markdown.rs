@@ -1,5 +1,5 @@
 //! compare.md (also printed): the runs, the settings that differ, and per instance count the
-//! ranking tables (and a TPC-C run's figures), then the load curves' SLO figures, the sweep
+//! ranking tables (and the benchmark's own sections), then the load curves' SLO figures, the sweep
 //! tables and the replays, in the same order as compare.html.
 
 use std::fmt::Write;
@@ -9,7 +9,6 @@ use super::model::Comparison;
 use super::ranking::{ALPHA, markdown_table};
 use super::replays;
 use super::sweeps;
-use super::tpcc;
 
 /// compare.md, also printed.
 pub fn page(c: &Comparison) -> String {
@@ -54,7 +53,9 @@ pub fn page(c: &Comparison) -> String {
         for (title, rows, decimals) in g.tables() {
             markdown_table(&mut s, title, rows, decimals);
         }
-        tpcc::markdown(&mut s, &g.members(&c.runs));
+        for sec in g.sections(&c.runs) {
+            crate::report::table::section_markdown(&mut s, &sec, 3);
+        }
     }
     if let Some(cc) = &c.curves {
         curves::markdown(&mut s, cc, &c.runs);

@@ -1,16 +1,17 @@
 //! `drivebench compare`: rank runs of the same workload the way the reviews do — TPS (higher is
-//! better), average and p99 latency (lower is better), for TPC-C tpmC first and the TPC-C
-//! tables after — grouped by instance count, with each run's distance to the leader and
+//! better), average and p99 latency (lower is better), the benchmark's headline figure first
+//! (TPC-C's tpmC) and its own sections after — grouped by instance count, with each run's distance to the leader and
 //! whether its gap to the run ranked above it is more than noise (Welch's t-test on per-interval
 //! TPS, autocorrelation accounted for). Runs with I/O sweeps also get the sweep tables; a
 //! sweep-only run is listed there but not ranked. Runs with load curves get their peak and SLO
 //! figures side by side. Runs made by `drivebench replay` get a section of their own, ranked by
 //! p99 per file class when they replay one capture with one timing. This file reads the runs, refuses what cannot be compared and builds
 //! the `Comparison`; the files beside it, which never import this one, hold the parts:
-//! `entry` (a run as compared) and `ranking` below everything, the sections `tpcc`, `curves`,
+//! `entry` (a run as compared) and `ranking` below everything, the sections `curves`,
 //! `sweeps`, `replays` and `settings` (with `labels`, which tells runs on the same drive apart by it),
-//! `model` over them, and the renderers `markdown` and `html` on top. TPC-C runs that differ in
-//! mix or in procedures are compared with a warning saying so.
+//! `model` over them, and the renderers `markdown` and `html` on top. Runs whose benchmark
+//! options change what a figure means (TPC-C's mix or procedures) are compared with the
+//! warning their benchmark gives.
 
 pub mod curves;
 pub mod entry;
@@ -24,7 +25,6 @@ pub mod replays;
 mod replays_tests;
 pub mod settings;
 pub mod sweeps;
-mod tpcc;
 
 use std::fmt;
 use std::path::Path;
@@ -34,8 +34,6 @@ use model::Comparison;
 
 use crate::report::{RESULT_FILE, ReadError, read_result};
 use crate::results::run::RunReport;
-use crate::scenario::plan::PlanWorkload;
-use crate::workload::benchmark::Benchmark;
 
 /// Why runs cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +60,7 @@ pub enum CompareError {
 /// Runs that measure different workloads: each database run's source and workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkloadMismatch {
-    /// (source, "tpcc with 1 warehouses"), in the order given.
+    /// (source, the workload as `Benchmark::compare_key` names it), in the order given.
     pub workloads: Vec<(String, String)>,
 }
 
@@ -132,26 +130,13 @@ fn same_run(runs: &[Run]) -> Option<CompareError> {
     None
 }
 
-/// The workload identity that must match: benchmark, test and data scale.
-fn workload_key(w: &PlanWorkload) -> String {
-    match &w.benchmark {
-        Benchmark::Sysbench { sysbench: o } => format!(
-            "sysbench {} with {} tables x {} rows",
-            o.test.name(),
-            o.tables,
-            o.table_size
-        ),
-        Benchmark::Tpcc { tpcc: t } => format!("tpcc with {} warehouses", t.warehouses),
-    }
-}
-
 /// The database runs' workloads, when they are not all the same.
 fn workload_mismatch(db_runs: &[Run]) -> Option<WorkloadMismatch> {
     let workloads: Vec<(String, String)> = db_runs
         .iter()
         .filter_map(|(_, source, r)| {
             let db = r.plan.database.as_ref()?;
-            Some((source.clone(), workload_key(&db.workload)))
+            Some((source.clone(), db.workload.benchmark.compare_key()))
         })
         .collect();
     let differ = workloads.iter().any(|(_, k)| *k != workloads[0].1);
@@ -177,63 +162,14 @@ fn entries(runs: &[Run]) -> Result<Vec<RunEntry>, CompareError> {
     Ok(entries)
 }
 
-/// A warning when TPC-C runs picked their transactions differently: New-Order is 45 % of the
-/// spec's deck and 43.5 % of HammerDB's draw, so tpmC per unit of work differs by about 3.5 %.
-fn mix_warning(entries: &[RunEntry]) -> Option<String> {
-    let tpcc: Vec<(&str, &entry::TpccFigures)> = entries
-        .iter()
-        .filter_map(|e| e.tpcc.as_ref().map(|t| (e.label.as_str(), t)))
-        .collect();
-    let first = tpcc.first()?.1.mix;
-    if tpcc.iter().all(|(_, t)| t.mix == first) {
-        return None;
-    }
-    let each: Vec<String> = tpcc
-        .iter()
-        .map(|(label, t)| {
-            format!(
-                "{label}: {} (New-Order {:.1} %)",
-                t.mix.name(),
-                t.new_order_pct
-            )
-        })
-        .collect();
-    Some(format!(
-        "the TPC-C runs differ in mix, so their tpmC per unit of work differs (New-Order is 45 % of the spec's deck, 43.5 % of HammerDB's draw): {}",
-        each.join("; ")
-    ))
-}
-
-/// A warning when TPC-C runs differ in `procedures`: one stored-procedure call per transaction
-/// (one round trip) against one statement per step (a round trip each), so their throughput
-/// and latency differ by the round trips and not by the drive alone.
-fn procedures_warning(runs: &[(&str, &RunReport)]) -> Option<String> {
-    let tpcc: Vec<(&str, bool)> = runs
-        .iter()
-        .filter_map(|(label, r)| {
-            let t = r.plan.database.as_ref()?.workload.benchmark.tpcc()?;
-            Some((*label, t.procedures))
-        })
-        .collect();
-    let first = tpcc.first()?.1;
-    if tpcc.iter().all(|(_, p)| *p == first) {
-        return None;
-    }
-    let each: Vec<String> = tpcc
-        .iter()
-        .map(|(label, p)| {
-            let form = if *p {
-                "stored procedures"
-            } else {
-                "client-side statements"
-            };
-            format!("{label}: {form}")
-        })
-        .collect();
-    Some(format!(
-        "the TPC-C runs differ in procedures, so their throughput and latency differ by the round trips per transaction (one call against one statement per step), not by the drive alone: {}",
-        each.join("; ")
-    ))
+/// What the runs' benchmarks warn of: runs of one benchmark whose options make their figures
+/// differ.
+fn warnings(entries: &[RunEntry]) -> Vec<String> {
+    let compared: Vec<_> = entries.iter().filter_map(model::compared).collect();
+    model::benchmarks(&compared)
+        .into_iter()
+        .flat_map(|b| b.compare_warnings(&compared))
+        .collect()
 }
 
 /// Build the comparison of `runs`. Runs of different workloads are an error unless `force`.
@@ -275,10 +211,7 @@ pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> 
         replays: replays::build(&labelled),
         curves: curves::build(&entries),
         groups: model::groups(&entries),
-        warnings: mix_warning(&entries)
-            .into_iter()
-            .chain(procedures_warning(&labelled_db))
-            .collect(),
+        warnings: warnings(&entries),
         runs: entries,
         incomparable,
         differences,
@@ -307,13 +240,16 @@ mod tests {
         assert_eq!(too_few.to_string(), "compare needs at least two runs");
         let mismatch = WorkloadMismatch {
             workloads: vec![
-                ("a".into(), "tpcc with 1 warehouses".into()),
+                (
+                    "a".into(),
+                    "sysbench oltp_read_only with 1 tables x 100 rows".into(),
+                ),
                 ("b".into(), "sysbench oltp_read_write".into()),
             ],
         };
         assert_eq!(
             CompareError::DifferentWorkloads(mismatch).to_string(),
-            "the runs measure different workloads: a: tpcc with 1 warehouses; \
+            "the runs measure different workloads: a: sysbench oltp_read_only with 1 tables x 100 rows; \
              b: sysbench oltp_read_write (--force compares them anyway)"
         );
         // The cause of reading `path`, whose message must start with the path and `text`.

@@ -1,7 +1,7 @@
 //! What `drivebench compare` found, as written to compare.json and rendered in compare.md and
 //! compare.html: `Comparison` holds the runs, why they should not be compared (with --force),
-//! the settings that differ, per instance count a `Group` of rankings (tpmC, TPS, average and
-//! p99 latency), and the sweep, load-curve and replay sections' own types.
+//! the settings that differ, per instance count a `Group` of rankings (the benchmark's headline
+//! figure, TPS, average and p99 latency) and the benchmark's own sections, and the sweep, load-curve and replay sections' own types.
 
 use serde::Serialize;
 
@@ -10,6 +10,7 @@ use super::entry::RunEntry;
 use super::ranking::{Ranked, rank};
 use super::replays::ReplayComparison;
 use super::sweeps::SweepComparison;
+use crate::workload::benchmark::{Benchmark, ComparedRun};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
@@ -18,8 +19,8 @@ pub struct Comparison {
     pub incomparable: Vec<String>,
     /// Settings that differ between the runs: per database run, each one's value.
     pub differences: super::settings::Differences,
-    /// Differences that change what a figure means, shown above everything (TPC-C runs of
-    /// different mixes).
+    /// Differences that change what a figure means, shown above everything (the benchmark's
+    /// own: runs of one benchmark with options that make their figures differ).
     pub warnings: Vec<String>,
     pub groups: Vec<Group>,
     /// Per profile, the runs' sweep points side by side (empty when no run has sweeps).
@@ -62,40 +63,67 @@ pub const NOT_DRIVE_BOUND: &str =
 #[derive(Debug, Clone, Serialize)]
 pub struct Group {
     pub instances: usize,
-    /// TPC-C runs: committed New-Orders per minute (no significance test: the series hold
-    /// total TPS only).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tpmc: Vec<Ranked>,
+    /// The figure the runs' benchmark ranks them by first (TPC-C's tpmC: no significance
+    /// test, the series hold total TPS only), under its own key.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<HeadlineRanking>,
     pub tps: Vec<Ranked>,
     pub latency_avg_ms: Vec<Ranked>,
     pub latency_p99_ms: Vec<Ranked>,
+}
+
+/// The ranking by a benchmark's headline figure: its key in compare.json, its title, the
+/// decimals shown.
+#[derive(Debug, Clone)]
+pub struct HeadlineRanking {
+    pub key: &'static str,
+    pub title: &'static str,
+    pub decimals: usize,
+    pub ranked: Vec<Ranked>,
+}
+
+impl Serialize for HeadlineRanking {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(self.key, &self.ranked)?;
+        map.end()
+    }
 }
 
 impl Group {
     /// The rankings of the ranked runs with `instances` instances.
     fn of(runs: &[RunEntry], instances: usize) -> Self {
         let members = members_of(runs, instances);
-        let tpcc: Vec<&RunEntry> = members
+        let headed: Vec<&RunEntry> = members
             .iter()
             .copied()
-            .filter(|e| e.tpcc.is_some())
+            .filter(|e| e.headline.is_some())
             .collect();
-        let tpmc = |e: &RunEntry| e.tpcc.as_ref().map_or(0.0, |t| t.tpmc);
+        let headline = headed.first().and_then(|e| e.headline).map(|h| {
+            let value = |e: &RunEntry| e.headline.map_or(0.0, |h| h.value);
+            HeadlineRanking {
+                key: h.key,
+                title: h.title,
+                decimals: h.decimals,
+                ranked: rank(&headed, value, true, false),
+            }
+        });
         Group {
             instances,
-            tpmc: rank(&tpcc, tpmc, true, false),
+            headline,
             tps: rank(&members, |e| e.tps, true, true),
             latency_avg_ms: rank(&members, |e| e.latency_avg_ms, false, false),
             latency_p99_ms: rank(&members, |e| e.latency_p99_ms, false, false),
         }
     }
 
-    /// The ranking tables (tpmC first when there is one): title, rows, decimals shown.
+    /// The ranking tables (the headline first when there is one): title, rows, decimals shown.
     pub fn tables(&self) -> Vec<(&'static str, &[Ranked], usize)> {
-        let tpmc = ("tpmC, TPC-C-like (higher is better)", &self.tpmc[..], 0);
-        let mut tables: Vec<_> = (!self.tpmc.is_empty())
-            .then_some(tpmc)
-            .into_iter()
+        let mut tables: Vec<_> = self
+            .headline
+            .iter()
+            .map(|h| (h.title, &h.ranked[..], h.decimals))
             .collect();
         tables.extend([
             ("TPS (higher is better)", &self.tps[..], 2),
@@ -109,10 +137,41 @@ impl Group {
         tables
     }
 
+    /// The sections the group's runs' benchmarks show of their own, one benchmark after
+    /// another in the order their first run was given.
+    pub fn sections(&self, runs: &[RunEntry]) -> Vec<drivebench_core::table::Section> {
+        let members = self.members(runs);
+        let compared: Vec<ComparedRun> = members.iter().filter_map(|e| compared(e)).collect();
+        benchmarks(&compared)
+            .into_iter()
+            .flat_map(|b| b.compare_sections(&compared))
+            .collect()
+    }
+
     /// The runs of this group, in the order given.
     pub fn members<'a>(&self, runs: &'a [RunEntry]) -> Vec<&'a RunEntry> {
         members_of(runs, self.instances)
     }
+}
+
+/// A run as its benchmark is asked about it; None without a database part.
+pub fn compared(e: &RunEntry) -> Option<ComparedRun<'_>> {
+    Some(ComparedRun {
+        label: &e.label,
+        benchmark: e.benchmark.as_ref()?,
+        figures: &e.figures,
+    })
+}
+
+/// The benchmarks of `runs`, one of each kind, in the order their first run comes.
+pub fn benchmarks<'a>(runs: &[ComparedRun<'a>]) -> Vec<&'a Benchmark> {
+    let mut out: Vec<&Benchmark> = Vec::new();
+    for r in runs {
+        if !out.iter().any(|b| b.kind() == r.benchmark.kind()) {
+            out.push(r.benchmark);
+        }
+    }
+    out
 }
 
 fn members_of(runs: &[RunEntry], instances: usize) -> Vec<&RunEntry> {

@@ -1,5 +1,5 @@
 //! compare's settings that differ between the runs compared (clients, rate, instances, engine,
-//! each key of the engine's config, phases, time scale, sysbench and TPC-C options): only the
+//! each key of the engine's config, phases, time scale, every benchmark's options): only the
 //! keys that differ, as `key = value` per run, and the same facts to tell apart runs that would
 //! otherwise share a label.
 
@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::results::run::RunReport;
 use crate::scenario::plan::DatabaseRun;
-use crate::workload::tpcc::options::TpccOptions;
+use crate::workload::benchmark::Benchmark;
 use drivebench_core::config::units::{format_bytes, format_duration};
 
 /// The settings that differ, as each run has them.
@@ -92,34 +92,10 @@ pub(super) fn facts(r: &RunReport) -> Vec<(String, String)> {
             }),
         ),
         ("time scale".into(), r.plan.time_scale.to_string()),
-        (
-            "rand_type".into(),
-            of_db(r, |d| {
-                d.workload
-                    .benchmark
-                    .sysbench()
-                    .map_or("-".into(), |o| o.rand_type.name().to_string())
-            }),
-        ),
     ]);
-    out.extend(tpcc_facts(r));
+    let benchmark = r.plan.database.as_ref().map(|d| &d.workload.benchmark);
+    out.extend(Benchmark::compared_options(benchmark));
     out
-}
-
-/// The TPC-C settings; "-" for another benchmark.
-fn tpcc_facts(r: &RunReport) -> [(String, String); 4] {
-    let of_tpcc = |fact: fn(&TpccOptions) -> String| {
-        of_db(r, |d| d.workload.benchmark.tpcc().map_or("-".into(), fact))
-    };
-    [
-        ("pacing".into(), of_tpcc(|t| t.pacing.name().to_string())),
-        ("mix".into(), of_tpcc(|t| t.mix.name().to_string())),
-        ("procedures".into(), of_tpcc(|t| t.procedures.to_string())),
-        (
-            "terminals per warehouse".into(),
-            of_tpcc(|t| t.terminals_per_warehouse.to_string()),
-        ),
-    ]
 }
 
 /// The first instance's engine settings, one `config.KEY` per key ("default" where the

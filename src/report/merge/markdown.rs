@@ -1,52 +1,58 @@
 //! summary.md's section of a merge: the hosts, their clocks and each phase per host.
 
+use std::fmt::Write as _;
+
 use crate::results::merge::MergeReport;
+use drivebench_core::table::{Column, Table};
 
 /// summary.md's section of a merged run: the hosts, their clocks, and each phase per host.
 pub fn markdown(s: &mut String, m: &MergeReport) {
-    use std::fmt::Write as _;
     let _ = writeln!(
         s,
         "\n## Hosts (merged run)\n\nStart skew: {:.3} s. {}\n",
         m.start_skew_s, m.rules
     );
-    let _ = writeln!(
-        s,
-        "| host | run directory | complete | phases started (UTC) | skew s | late s | clock |"
-    );
-    let _ = writeln!(s, "|---|---|---|---|---:|---:|---|");
+    let mut hosts = Table::new(vec![
+        Column::left("host"),
+        Column::left("run directory"),
+        Column::left("complete"),
+        Column::left("phases started (UTC)"),
+        Column::right("skew s"),
+        Column::right("late s"),
+        Column::left("clock"),
+    ]);
     for h in &m.hosts {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {:.3} | {} | {} |",
-            h.label,
-            h.run_dir,
-            if h.complete { "yes" } else { "no" },
-            h.phases_started_at,
-            h.skew_s,
+        hosts.row(vec![
+            h.label.clone(),
+            h.run_dir.clone(),
+            if h.complete { "yes" } else { "no" }.into(),
+            h.phases_started_at.clone(),
+            format!("{:.3}", h.skew_s),
             h.late_by_s.map_or("-".into(), |l| format!("{l:.3}")),
-            h.clock.line()
-        );
+            h.clock.line(),
+        ]);
     }
+    crate::report::table::markdown(s, &hosts);
+    let heads = ["transactions", "TPS", "avg ms", "p99 ms", "tpmC", "NOPM"];
+    let opt = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
     for p in &m.phases {
         let _ = writeln!(
             s,
-            "\n### {} per host (common window {:.1} s)\n\n| host | transactions | TPS | avg ms | p99 ms | tpmC | NOPM |\n|---|---:|---:|---:|---:|---:|---:|",
+            "\n### {} per host (common window {:.1} s)\n",
             p.phase, p.common_window_s
         );
-        let opt = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+        let mut t = Table::figures("host", &heads);
         for h in &p.hosts {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {:.1} | {:.2} | {:.2} | {} | {} |",
-                h.label,
-                h.transactions,
-                h.tps,
-                h.latency_avg_ms,
-                h.latency_p99_ms,
+            t.row(vec![
+                h.label.clone(),
+                h.transactions.to_string(),
+                format!("{:.1}", h.tps),
+                format!("{:.2}", h.latency_avg_ms),
+                format!("{:.2}", h.latency_p99_ms),
                 opt(h.tpmc),
-                opt(h.nopm)
-            );
+                opt(h.nopm),
+            ]);
         }
+        crate::report::table::markdown(s, &t);
     }
 }

@@ -1,8 +1,8 @@
 //! One run from several hosts' runs of the same scenario (`drivebench merge`). Per phase: the
 //! hosts' instances rebuilt from their histograms and merged, so latency percentiles are those
 //! of one histogram of every transaction (never a mean of percentiles); TPS is the hosts' TPS
-//! summed; series rows moved onto one clock; TPC-C's tpmC and NOPM summed and every host's
-//! checks listed. The reviews' mean of per-instance figures stays, labelled, beside them.
+//! summed; series rows moved onto one clock; the benchmark's own figures merged by the
+//! benchmark (TPC-C's tpmC and NOPM summed) and every host's checks listed. The reviews' mean of per-instance figures stays, labelled, beside them.
 //! Load curves and sweeps are kept per host, not merged.
 
 pub mod markdown;
@@ -16,6 +16,7 @@ use crate::results::phase::{InstancePhase, PhaseReport, SeriesRow};
 use crate::results::run::RunReport;
 use crate::results::status::{RunStatus, StatusName};
 use crate::workload::benchmark::Benchmark;
+use crate::workload::views::{HostPart, MergedFigures};
 use drivebench_core::config::units::parse_utc;
 use drivebench_system::telemetry::clock::ClockState;
 
@@ -285,8 +286,8 @@ fn merge_phase(
             tps: p.summary.tps,
             latency_avg_ms: p.summary.latency_ms.avg,
             latency_p99_ms: p.summary.latency_ms.p99,
-            tpmc: p.tpcc.as_ref().map(|t| t.tpmc),
-            nopm: p.tpcc.as_ref().and_then(|t| t.nopm),
+            tpmc: p.figures().tpmc(),
+            nopm: p.figures().nopm(),
         });
     }
     series.sort_by(|a, b| a.elapsed_s.total_cmp(&b.elapsed_s));
@@ -303,11 +304,11 @@ fn merge_phase(
     };
     let summary = Summary::from_recorded(&all, &kinds, seconds);
     let refs: Vec<&Summary> = per_instance.iter().map(|p| &p.summary).collect();
-    let phase = PhaseReport {
+    let figures = merged_figures(hosts, &parts, &summary);
+    let mut phase = PhaseReport {
         completed: parts.iter().all(|p| p.1.completed),
         mean_of_instances: MeanOfInstances::of(&refs),
         histogram: drivebench_core::histogram::encode(&all.response_total()),
-        tpcc: merged_tpcc(hosts, &parts, &summary),
         telemetry: None,
         steady: None,
         summary,
@@ -315,6 +316,7 @@ fn merge_phase(
         series,
         ..base.clone()
     };
+    phase.set_figures(figures);
     let merged = MergedPhase {
         phase: name.to_string(),
         common_window_s: common_window(&parts),
@@ -359,49 +361,27 @@ fn common_window(parts: &[(&HostRun, &PhaseReport, f64)]) -> f64 {
     (end - start).max(0.0)
 }
 
-/// TPC-C figures of the merged phase: mix and response-time limits from the merged summary,
-/// tpmC and NOPM the hosts' summed (NOPM only when every host read it).
-fn merged_tpcc(
+/// The benchmark's figures of the merged phase, from the merged summary and the hosts' own
+/// (none when a host has none).
+fn merged_figures(
     hosts: &[HostRun],
     parts: &[(&HostRun, &PhaseReport, f64)],
     summary: &Summary,
-) -> Option<crate::workload::tpcc::figures::TpccPhase> {
-    let figures: Vec<&crate::workload::tpcc::figures::TpccPhase> =
-        parts.iter().filter_map(|p| p.1.tpcc.as_ref()).collect();
-    if figures.len() != parts.len() {
-        return None;
-    }
-    let db = hosts[0].report.plan.database.as_ref()?;
-    let opts = db.workload.benchmark.tpcc()?;
+) -> MergedFigures {
+    let Some(db) = hosts[0].report.plan.database.as_ref() else {
+        return MergedFigures::default();
+    };
     let instances = hosts.iter().map(|h| h.report.instances.len()).sum();
-    let isolation: Vec<_> = parts
+    let host_parts: Vec<HostPart> = parts
         .iter()
-        .flat_map(|(h, p, _)| {
-            p.tpcc.iter().flat_map(|t| &t.isolation).map(|i| {
-                crate::workload::tpcc::figures::InstanceIsolation {
-                    instance: prefixed(&h.label, &i.instance),
-                    ..i.clone()
-                }
-            })
+        .map(|(h, p, _)| HostPart {
+            label: &h.label,
+            figures: p.figures(),
         })
         .collect();
-    let mut t = crate::workload::tpcc::figures::phase_figures(
-        summary,
-        opts,
-        db.workload.clients,
-        db.workload.rate,
-        instances,
-        None,
-        &isolation,
-    );
-    let tpmc: f64 = figures.iter().map(|f| f.tpmc).sum();
-    if t.tpmc > 0.0 {
-        t.efficiency_pct = t.efficiency_pct.map(|e| e * tpmc / t.tpmc);
-    }
-    t.tpmc = tpmc;
-    t.tpmc_committed = figures.iter().map(|f| f.tpmc_committed).sum();
-    t.nopm = figures.iter().map(|f| f.nopm).sum();
-    Some(t)
+    let w = &db.workload;
+    w.benchmark
+        .merged_figures(&host_parts, summary, w.clients, w.rate, instances)
 }
 
 /// Everything but the phases: the first host's plan and environment with every host's
@@ -454,7 +434,6 @@ fn renamed(r: &mut RunReport, hosts: &[HostRun]) {
     use crate::results::finding::Finding;
     use crate::results::run::InstanceReport;
     use crate::scenario::plan::PlanInstance;
-    use crate::workload::tpcc::figures::InstanceCheck;
     fn all<T, U>(
         hosts: &[HostRun],
         of: impl Fn(&HostRun) -> &[T],
@@ -476,9 +455,10 @@ fn renamed(r: &mut RunReport, hosts: &[HostRun]) {
     r.checks = all(
         hosts,
         |h| &h.report.checks,
-        |l, c| InstanceCheck {
-            instance: prefixed(l, &c.instance),
-            ..c.clone()
+        |l, c| {
+            let mut c = c.clone();
+            c.instance = prefixed(l, &c.instance);
+            c
         },
     );
     r.preflight = all(

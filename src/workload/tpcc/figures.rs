@@ -291,6 +291,95 @@ pub fn phase_figures(
     }
 }
 
+/// One host's TPC-C figures of a phase being merged, its instances named `label/instance`.
+pub struct HostFigures<'a> {
+    pub label: &'a str,
+    pub figures: &'a TpccPhase,
+}
+
+/// The figures of a phase merged from several hosts' (`drivebench merge`): mix and
+/// response-time limits from the merged summary, tpmC and NOPM the hosts' summed (NOPM only
+/// when every host read it), every host's isolation levels; `instances` all hosts'.
+pub fn merged(
+    hosts: &[HostFigures],
+    summary: &Summary,
+    opts: &TpccOptions,
+    clients: u32,
+    rate: Option<f64>,
+    instances: usize,
+) -> TpccPhase {
+    let isolation: Vec<InstanceIsolation> = hosts
+        .iter()
+        .flat_map(|h| {
+            h.figures.isolation.iter().map(|i| InstanceIsolation {
+                instance: format!("{}/{}", h.label, i.instance),
+                ..i.clone()
+            })
+        })
+        .collect();
+    let mut t = phase_figures(summary, opts, clients, rate, instances, None, &isolation);
+    let tpmc: f64 = hosts.iter().map(|h| h.figures.tpmc).sum();
+    if t.tpmc > 0.0 {
+        t.efficiency_pct = t.efficiency_pct.map(|e| e * tpmc / t.tpmc);
+    }
+    t.tpmc = tpmc;
+    t.tpmc_committed = hosts.iter().map(|h| h.figures.tpmc_committed).sum();
+    t.nopm = hosts.iter().map(|h| h.figures.nopm).sum();
+    t
+}
+
+/// The TPC-C-like figures of a run's compared phase, as compare sets runs side by side
+/// (compare.json's `runs[].tpcc`).
+#[derive(Debug, Clone, Serialize)]
+pub struct TpccRun {
+    pub tpmc: f64,
+    /// How the terminals picked their transactions.
+    pub mix: TpccMix,
+    /// New-Order's share of the phase's transactions, percent.
+    pub new_order_pct: f64,
+    pub nopm: Option<f64>,
+    pub efficiency_pct: Option<f64>,
+    /// Mix minimums and response-time limits all met.
+    pub passed: bool,
+    pub per_kind: Vec<KindTail>,
+}
+
+/// One transaction kind's tail latency.
+#[derive(Debug, Clone, Serialize)]
+pub struct KindTail {
+    pub kind: String,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+}
+
+impl TpccRun {
+    /// The figures of a phase whose summary is `summary`.
+    pub fn of(tp: &TpccPhase, summary: &Summary) -> Self {
+        TpccRun {
+            tpmc: tp.tpmc,
+            mix: tp.mix_method,
+            // From the shares, which results older than `new_order_pct` have too.
+            new_order_pct: tp
+                .mix
+                .iter()
+                .find(|m| m.kind == KIND_NAMES[Kind::NewOrder.index()])
+                .map_or(tp.new_order_pct, |m| m.pct),
+            nopm: tp.nopm,
+            efficiency_pct: tp.efficiency_pct,
+            passed: tp.passed,
+            per_kind: summary
+                .per_kind
+                .iter()
+                .map(|k| KindTail {
+                    kind: k.kind.clone(),
+                    p90_ms: k.latency_ms.p90,
+                    p99_ms: k.latency_ms.p99,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Each kind's share of the phase, and judged against its minimum exactly: over the decks
 /// completed in the phase when there are any (every whole deck holds the deck's cards), else
 /// over all the phase's transactions.

@@ -18,6 +18,7 @@ pub mod pacing;
 pub mod probe;
 pub mod procs;
 pub mod rand;
+pub mod report;
 pub mod rows;
 pub mod schema;
 pub mod table;

@@ -176,6 +176,20 @@ impl TpccMix {
     }
 }
 
+/// The TPC-C options compare sets side by side; "-" for a run of another benchmark.
+pub fn compared_options(t: Option<&TpccOptions>) -> [(String, String); 4] {
+    let of = |fact: fn(&TpccOptions) -> String| t.map_or("-".into(), fact);
+    [
+        ("pacing".into(), of(|t| t.pacing.name().to_string())),
+        ("mix".into(), of(|t| t.mix.name().to_string())),
+        ("procedures".into(), of(|t| t.procedures.to_string())),
+        (
+            "terminals per warehouse".into(),
+            of(|t| t.terminals_per_warehouse.to_string()),
+        ),
+    ]
+}
+
 /// Where every drivebench TPC-C run departs from the spec, whatever its options.
 pub const INHERENT_DEVIATIONS: [&str; 3] = [
     "Delivery runs in the terminal as one transaction, not queued for deferred execution (2.7.2): its response time is the whole Delivery, judged against the deferred part's 80 s limit",
