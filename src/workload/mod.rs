@@ -5,6 +5,7 @@
 
 pub mod benchmark;
 pub mod feed;
+pub mod hooks;
 pub mod load;
 pub mod meta;
 pub mod section;

@@ -10,6 +10,7 @@ pub mod check;
 pub mod data;
 pub mod deck;
 pub mod figures;
+pub mod hooks;
 pub mod input;
 pub mod load;
 pub mod names;
