@@ -12,6 +12,7 @@
 pub mod capture;
 mod db_curve;
 mod ending;
+pub mod entry;
 pub mod lifecycle;
 mod load;
 mod measure;
