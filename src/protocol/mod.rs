@@ -3,11 +3,13 @@
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
 //! and results are written after each phase. The engine's type comes from
 //! `engines::dispatch`: an embedded engine opens its instances here, a server engine's are
-//! started or attached in `servers`. `recheck` the TPC-C consistency checks run again on a
-//! finished run's instances (`drivebench check`); `sweeps` the synthetic I/O sweeps that follow
-//! the phases; `db_curve` runs a `[[curve]]` after the phases with the same clients;
-//! `preflight` what can be known before anything starts; `lifecycle` a run from its run
-//! directory to its rendered results, around all of these.
+//! started or attached in `servers`. The benchmark is never named here: `measure` asks
+//! `Benchmark::drive` for its workload and phase hooks and `Benchmark::run_checks` for its
+//! checks, and `recheck` reaches a finished run's instances to run those checks again
+//! (`drivebench check`). `sweeps` the synthetic I/O sweeps that follow the phases; `db_curve`
+//! runs a `[[curve]]` after the phases with the same clients; `preflight` what can be known
+//! before anything starts; `lifecycle` a run from its start to its kept results (a run
+//! directory, or `up`'s up.json), around all of these; `entry` the one call per command.
 
 pub mod capture;
 mod db_curve;
