@@ -10,12 +10,16 @@
 //!
 //! - [`cli`]: one module per subcommand (`run`, `curve`, `plan`, `report`, `compare`, `check`,
 //!   `schema`, `sweep`, `docs`, `clean`), exit codes, logging, the generated references.
-//! - [`protocol`]: a run of a plan on its engine (embedded, or servers started and stopped
-//!   around it in `servers`), load, the fleet's phases as barriers (`phases`) then its load
-//!   curve (`db_curve`), TPC-C's NOPM hooks and checks after the phases and again later
-//!   (`recheck`), the sweep step after the phases, preflight findings, how a run ends
-//!   (`Ending`, `RunError`), and a run's lifecycle in one place (`lifecycle`: run directory,
-//!   plan.json, log, console, stop signals, live metrics; then result.json and its renders).
+//! - [`protocol`]: one entry per command that runs something (`entry`: `run`/`curve`, `up`,
+//!   an ad-hoc `sweep`; preflight and the target before anything starts), a run of a plan on
+//!   its engine (embedded, or servers started and stopped around it in `servers`), load, the
+//!   benchmark's workload and phase hooks opened through `Benchmark::drive` and driven
+//!   generically (`measure`), the fleet's phases as barriers (`phases`) then its load curve
+//!   (`db_curve`), the benchmark's checks after the phases and again later (`recheck`: reaching
+//!   a finished run's instances), the sweep step after the phases, preflight findings, how a
+//!   run ends (`Ending`, `RunError`), and a run's lifecycle in one place (`lifecycle`: console,
+//!   stop signals, live metrics; a run directory with plan.json, log, result.json and its
+//!   renders, or `up`'s up.json, one enum in the finish step).
 //! - [`report`]: renderers of the results: series.csv, sweeps.csv, curves.csv, summary.md,
 //!   report.html (hand-written SVG charts in `svg`), every table and section rendered from one
 //!   model (`drivebench_core::table`, by `table`; a benchmark's own sections are asked of
@@ -35,9 +39,12 @@
 //!   resolved by `workload`.
 //! - [`workload`]: what a virtual client does, one folder per benchmark: `sysbench` OLTP tests
 //!   and `tpcc` (transactions, terminals, load, consistency checks, per-phase figures, the NOPM
-//!   and isolation probe, its sections of the reports and compare in `tpcc::report`), each with its options and their resolution from the `[workload]`
-//!   section (`section`), data generation, distributions; `benchmark`: the one dispatch on
-//!   `Benchmark`; `views`: what the outputs hand a benchmark when they ask for its sections.
+//!   and isolation probe, the phase hooks reading it, and its sections of the reports and
+//!   compare in `tpcc::report`), each with its options and their resolution from the
+//!   `[workload]` section (`section`), data generation, distributions; `hooks`: what a
+//!   benchmark adds to a run (`PhaseHooks`, `PhaseFigures`, the checks' types); `views`: what
+//!   the outputs hand a benchmark when they ask for its sections; `benchmark`: the one dispatch
+//!   on `Benchmark`.
 //! - [`replay`]: a capture's requests put on another file or block device (io_uring, O_DIRECT)
 //!   at their recorded times, scaled, or as fast as the recorded concurrency allows, with each
 //!   request's schedule lag, latency per operation and file class, and the fidelity verdict.

@@ -117,7 +117,8 @@ pub enum Command {
     /// them; their data stays on the target (`drivebench clean` removes it).
     ///
     /// Exit codes: 0 running; 1 a server failed to start or load (those started are stopped);
-    /// 2 invalid input, an external or embedded instance, or DIR already holding up.json.
+    /// 2 invalid input, an external or embedded instance, or DIR already holding up.json; 130
+    /// interrupted by Ctrl-C, SIGTERM or SIGHUP (those started are stopped).
     Up(up::UpArgs),
     /// Stop the servers `drivebench up --out DIR` left running.
     ///

@@ -267,16 +267,15 @@ pub async fn replay(args: Args) -> Result<i32, CliError> {
             phases.join(", "),
             path.display()
         ),
-        report: RunReport::start(replay_only_plan(&path), environment, Vec::new()),
         notes: Vec::new(),
         quiet: args.quiet,
         stopping: "stopping the replay",
         kill_servers: false,
         abort_exit: EXIT_INTERRUPTED,
-        log_to: super::logging::set_log_file,
         live: None,
     };
-    let mut run = match Run::start(start) {
+    let report = RunReport::start(replay_only_plan(&path), environment, Vec::new());
+    let mut run = match Run::start(start, report, super::logging::set_log_file) {
         Ok(run) => run,
         Err(e) => {
             remove_created(&asked, &path);

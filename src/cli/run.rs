@@ -1,16 +1,14 @@
-//! `drivebench run SCENARIO`: resolve the plan, check the target, create the run directory,
-//! run the protocol, and always leave a result.json — complete, failed or interrupted.
+//! `drivebench run SCENARIO`: resolve the plan and hand it to `protocol::entry::run_plan`
+//! (preflight, the target, the run directory, the protocol; always a result.json — complete,
+//! failed or interrupted), then map its outcome to an exit code.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::{CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ScenarioArgs};
-use crate::exporter::serve;
-use crate::protocol::lifecycle::{self, Outcome, Run, Start, StartError};
-use crate::protocol::{self, preflight};
+use crate::protocol::entry::{self, EntryError, RunOptions};
+use crate::protocol::lifecycle::{Outcome, StartError};
 use crate::report::OutputError;
-use crate::results::finding::{Finding, Level};
-use crate::results::run::{Environment, RunReport};
 use crate::scenario::Plan;
 
 #[derive(Debug, clap::Args)]
@@ -50,66 +48,21 @@ pub async fn run(args: Args) -> Result<i32, CliError> {
     run_plan(plan, &args).await
 }
 
-/// Preflight, external servers' connection probes included: its findings, or exit 2 on the
-/// first error, before anything starts.
-async fn preflight_or_refuse(plan: &Plan) -> Result<Vec<Finding>, CliError> {
-    let mut findings = preflight::check(plan);
-    if let Some(db) = &plan.database {
-        findings.extend(preflight::external_findings(db).await);
-    }
-    match findings.iter().find(|f| f.level == Level::Error) {
-        Some(f) => Err(CliError::Invalid(format!(
-            "preflight: {}",
-            f.message.replace("; `run` would refuse", "")
-        ))),
-        None => Ok(findings),
-    }
-}
-
 /// Run a resolved plan (`run`, and `curve` with its curve filled in).
 pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
-    let live = args
-        .metrics_listen
-        .map(|addr| serve::bind(addr, args.metrics_listen_public))
-        .transpose()
-        .map_err(|e| CliError::Invalid(e.to_string()))?;
-    let start_at = start_at(args)?;
-    let findings = preflight_or_refuse(&plan).await?;
-    if let Some(db) = &plan.database {
-        preflight::raise_open_files(db);
-    }
-    protocol::sweeps::check_devices(&plan).map_err(|e| CliError::Invalid(e.to_string()))?;
-    let needed = preflight::needed_bytes(&plan) + protocol::sweeps::needed_bytes(&plan);
-    let target_info = drivebench_system::target::prepare(Path::new(&plan.target_path), needed)
-        .map_err(|e| CliError::Invalid(e.to_string()))?;
-    let notes = findings
-        .iter()
-        .filter(|f| f.level != Level::Ok)
-        .map(|f| format!("{}: {}", f.level.as_str(), f.message))
-        .collect();
-    let environment = Environment {
-        host: drivebench_system::telemetry::host_info::host_info(),
-        target: target_info,
-    };
-    let mut run = Run::start(Start {
-        out: (args.out.clone()).unwrap_or_else(|| lifecycle::default_out(&plan.name)),
-        what: plan.name.clone(),
-        report: RunReport::start(plan.clone(), environment, findings),
-        notes,
+    let options = RunOptions {
+        out: args.out.clone(),
         quiet: args.quiet,
-        stopping: "stopping clients",
-        kill_servers: true,
+        telemetry: !args.no_telemetry,
+        metrics_listen: (args.metrics_listen).map(|a| (a, args.metrics_listen_public)),
+        start_at: start_at(args)?,
         abort_exit: EXIT_INTERRUPTED,
         log_to: super::logging::set_log_file,
-        live,
-    })
-    .map_err(start_error)?;
-    let mut ctx = run.ctx();
-    ctx.telemetry = protocol::telemetry::Telemetry::wanted(!args.no_telemetry);
-    ctx.start_at = start_at;
-    let ending = protocol::run(&plan, &mut ctx).await;
-    let outcome = run.finish(ending, true).map_err(finish_error)?;
-    Ok(exit_code(outcome))
+    };
+    entry::run_plan(plan, options)
+        .await
+        .map(exit_code)
+        .map_err(entry_error)
 }
 
 /// `--start-at` as an instant.
@@ -121,16 +74,21 @@ fn start_at(args: &Args) -> Result<Option<std::time::SystemTime>, CliError> {
         .map_err(|e| CliError::Invalid(format!("--start-at: {e}")))
 }
 
-/// A run that could not start: an unusable run directory is the caller's mistake.
-pub(super) fn start_error(e: StartError) -> CliError {
-    match e {
-        StartError::RunDir(e) => CliError::Invalid(e.to_string()),
-        StartError::Write(e) => CliError::Failed(e.to_string()),
+/// A plan that did not run: refused (nothing started) or its results not written.
+pub(super) fn entry_error(e: EntryError) -> CliError {
+    match e.is_invalid() {
+        true => CliError::Invalid(e.to_string()),
+        false => CliError::Failed(e.to_string()),
     }
 }
 
+/// A run that could not start: an unusable run directory is the caller's mistake.
+pub(super) fn start_error(e: StartError) -> CliError {
+    entry_error(EntryError::Start(e))
+}
+
 pub(super) fn finish_error(e: OutputError) -> CliError {
-    CliError::Failed(format!("writing results: {e}"))
+    entry_error(EntryError::Finish(e))
 }
 
 /// The exit status of a run's outcome.

@@ -1,22 +1,17 @@
 //! `drivebench sweep --target PATH ...`: an ad-hoc synthetic I/O sweep without a scenario.
-//! The flags become one `[[sweep]]` entry resolved by the same code as scenario files; the
-//! target is opened and every profile checked against it before anything is written, then
-//! the sweep runs as the scenario step does and leaves a run directory (result.json with
-//! `sweeps[]`, sweeps.csv, summary.md, report.html).
+//! The flags become one `[[sweep]]` entry resolved by the same code as scenario files, which
+//! `protocol::entry::sweep` runs: the target opened and every profile checked against it
+//! before anything is written, then the sweep as the scenario step runs it, leaving a run
+//! directory (result.json with `sweeps[]`, sweeps.csv, summary.md, report.html).
 
 use std::os::unix::fs::FileTypeExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::{CliError, EXIT_INTERRUPTED};
-use crate::console::Console;
-use crate::protocol;
-use crate::protocol::lifecycle::{self, Run, Start};
-use crate::results::run::{Environment, RunReport};
-use crate::scenario::plan::Plan;
-use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, SweepTarget, resolve};
+use crate::protocol::entry::{self, EntryError, SweepOptions, SweepRefused};
+use crate::scenario::sweep::{DEFAULT_FILE, SweepSection, resolve};
 use drivebench_core::config::{Invalid, KeyPath};
-use drivebench_system::io::{Arrivals, DirectTarget, EngineChoice, PROFILES, check_point};
-use drivebench_system::target::{DeviceIdentity, TargetInfo};
+use drivebench_system::io::{Arrivals, EngineChoice, PROFILES};
 
 fn profile_list() -> String {
     let mut s = String::from("Profiles:\n");
@@ -236,142 +231,25 @@ fn settle_target(a: &Args, mut s: SweepSection) -> Result<SweepSection, CliError
     Ok(s)
 }
 
-/// The plan result.json embeds for a run that is only a sweep: no instances, no phases.
-fn sweep_only_plan(sweep: PlanSweep, target: &Path) -> Plan {
-    Plan {
-        name: "sweep".into(),
-        scenario_file: "(drivebench sweep)".into(),
-        overrides: Vec::new(),
-        time_scale: 1.0,
-        seed: 1,
-        report_interval_ms: 1000,
-        target_path: target.display().to_string(),
-        database: None,
-        sweeps: vec![sweep],
-    }
-}
-
-fn target_info(path: &Path, device: Option<DeviceIdentity>, is_device: bool) -> TargetInfo {
-    if !is_device {
-        return drivebench_system::target::describe(path);
-    }
-    TargetInfo {
-        path: path.display().to_string(),
-        filesystem: None,
-        mount_point: None,
-        mount_source: None,
-        free_bytes: None,
-        total_bytes: None,
-        device,
-    }
-}
-
 pub async fn sweep(args: Args) -> Result<i32, CliError> {
     let section = section(&args)?;
     let sweep = resolve(&section, &KeyPath::root(), 1.0)
         .map_err(|e| CliError::Invalid(format!("{}: {}", flag_of(&e), e.message)))?;
-    let path = sweep.target_path("");
-    protocol::sweeps::check_written(&sweep, "")
-        .map_err(|e| CliError::Invalid(format!("--target {e}")))?;
-    let is_device = matches!(sweep.target, SweepTarget::Device { .. });
-    let created = !is_device && !path.exists();
-    let target = open_checked(&sweep, &path)?;
-    let info = target_info(&path, target.device.clone(), is_device);
-    let plan = sweep_only_plan(sweep.clone(), &path);
-    let environment = Environment {
-        host: drivebench_system::telemetry::host_info::host_info(),
-        target: info,
-    };
-    let start = Start {
-        out: (args.out.clone()).unwrap_or_else(|| lifecycle::default_out("sweep")),
-        what: "sweep".into(),
-        report: RunReport::start(plan, environment, Vec::new()),
-        notes: sweep.describe(""),
+    let options = SweepOptions {
+        out: args.out.clone(),
         quiet: args.quiet,
-        stopping: "stopping the I/O",
-        kill_servers: false,
+        keep_file: args.keep_file,
         abort_exit: EXIT_INTERRUPTED,
         log_to: super::logging::set_log_file,
-        live: None,
     };
-    let mut run = match Run::start(start) {
-        Ok(run) => run,
-        Err(e) => {
-            if created {
-                let _ = drivebench_system::target::leftovers::remove_marked_file(&path);
-            }
-            return Err(super::run::start_error(e));
+    match entry::sweep(sweep, options).await {
+        Ok(outcome) => Ok(super::run::exit_code(outcome)),
+        Err(EntryError::Sweep(SweepRefused::Unwritten(e))) => {
+            Err(CliError::Invalid(format!("--target {e}")))
         }
-    };
-    let seed = run.report.plan.seed;
-    let ending = protocol::sweeps::run_one(seed, &sweep, target, &mut run.ctx()).await;
-    if created {
-        leave_or_remove(&path, args.keep_file, &run.console);
-    }
-    let outcome = (run.finish(ending, !args.quiet)).map_err(super::run::finish_error)?;
-    Ok(super::run::exit_code(outcome))
-}
-
-/// The file this sweep created: removed, as a `[[sweep]]` in a scenario removes its own, or
-/// kept with `--keep-file` (marked as drivebench's) for later sweeps with `--fill 0`.
-fn leave_or_remove(path: &Path, keep: bool, console: &Console) {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    if keep {
-        console.always(&format!(
-            "kept {} (--keep-file): sweep it again with --fill 0; `drivebench clean {}` removes it",
-            path.display(),
-            dir.display()
-        ));
-        return;
-    }
-    match drivebench_system::target::leftovers::remove_marked_file(path) {
-        Ok(()) => console.always(&format!(
-            "removed {}, which this sweep created (--keep-file keeps it)",
-            path.display()
-        )),
-        Err(e) => console.always(&format!(
-            "warning: cannot remove {}: {e}; `drivebench clean {}` removes it",
-            path.display(),
-            dir.display()
-        )),
-    }
-}
-
-/// Every profile's point checked on its own, the target at `path` opened, and every point
-/// checked against it; a file this created is removed again when a point does not fit.
-fn open_checked(sweep: &PlanSweep, path: &Path) -> Result<DirectTarget, CliError> {
-    let points: Vec<_> = sweep
-        .profiles
-        .iter()
-        .map(|p| {
-            let mut point = p.spec(
-                sweep.region,
-                0.0,
-                1.0,
-                drivebench_system::io::Pacing::Uncontrolled,
-                1,
-            );
-            point.engine = sweep.io_engine;
-            point.submit_batch = sweep.submit_batch;
-            (p.name.clone(), point)
-        })
-        .collect();
-    let bad_point = |name: &str, e: drivebench_system::io::IoError| {
-        CliError::Invalid(format!("profile {name}: {e}"))
-    };
-    for (name, point) in &points {
-        point.validate().map_err(|e| bad_point(name, e))?;
-    }
-    let existed = path.exists();
-    let target = protocol::sweeps::open(sweep, "")
-        .map_err(|e| CliError::Invalid(format!("--target: {e}")))?;
-    for (name, point) in &points {
-        if let Err(e) = check_point(&target, point) {
-            if !existed {
-                let _ = drivebench_system::target::leftovers::remove_marked_file(path);
-            }
-            return Err(bad_point(name, e));
+        Err(EntryError::Sweep(SweepRefused::Open(e))) => {
+            Err(CliError::Invalid(format!("--target: {e}")))
         }
+        Err(e) => Err(super::run::entry_error(e)),
     }
-    Ok(target)
 }

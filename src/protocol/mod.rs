@@ -3,15 +3,18 @@
 //! closes an interval at every report tick and at every phase boundary (counters reset there),
 //! and results are written after each phase. The engine's type comes from
 //! `engines::dispatch`: an embedded engine opens its instances here, a server engine's are
-//! started or attached in `servers`. `recheck` the TPC-C consistency checks run again on a
-//! finished run's instances (`drivebench check`); `sweeps` the synthetic I/O sweeps that follow
-//! the phases; `db_curve` runs a `[[curve]]` after the phases with the same clients;
-//! `preflight` what can be known before anything starts; `lifecycle` a run from its run
-//! directory to its rendered results, around all of these.
+//! started or attached in `servers`. The benchmark is never named here: `measure` asks
+//! `Benchmark::drive` for its workload and phase hooks and `Benchmark::run_checks` for its
+//! checks, and `recheck` reaches a finished run's instances to run those checks again
+//! (`drivebench check`). `sweeps` the synthetic I/O sweeps that follow the phases; `db_curve`
+//! runs a `[[curve]]` after the phases with the same clients; `preflight` what can be known
+//! before anything starts; `lifecycle` a run from its start to its kept results (a run
+//! directory, or `up`'s up.json), around all of these; `entry` the one call per command.
 
 pub mod capture;
 mod db_curve;
 mod ending;
+pub mod entry;
 pub mod lifecycle;
 mod load;
 mod measure;
@@ -26,7 +29,6 @@ mod start_at;
 mod steady;
 pub mod sweeps;
 pub mod telemetry;
-mod tpcc;
 pub mod up;
 
 use std::collections::BTreeMap;
@@ -43,9 +45,6 @@ use crate::results::run::{InstanceReport, RunReport};
 use crate::results::status::RunStatus;
 use crate::scenario::Plan;
 use crate::scenario::plan::DbPlan;
-use crate::workload::benchmark::Benchmark;
-use crate::workload::sysbench::Sysbench;
-use crate::workload::tpcc::workload::Tpcc;
 use drivebench_system::target::leftovers::{Kind, create_marked_dir};
 pub use ending::{Cause, Ending, Reason, RunError, Stage};
 pub use load::{LoadFailure, load_instance, statements_per_client};
@@ -151,10 +150,6 @@ pub(crate) async fn run_with<C: Connector>(
     extras: Vec<InstanceExtras>,
     ctx: &mut RunCtx<'_>,
 ) -> Ending {
-    let dialect = plan.db.instances.first().map(|i| i.engine.dialect());
-    let Some(dialect) = dialect else {
-        return Ending::failed(Stage::Setup, Reason("no instances".into()));
-    };
     let servers = plan
         .db
         .instances
@@ -202,25 +197,7 @@ pub(crate) async fn run_with<C: Connector>(
     if let Err(e) = ctx.dir.write_result(ctx.report) {
         return Ending::failed(Stage::Results, e);
     }
-    match &plan.db.workload.benchmark {
-        Benchmark::Sysbench { sysbench: o } => {
-            let workload = Arc::new(Sysbench::new(o.clone(), dialect));
-            measure::run_workload(plan, &connectors, workload, &mut (), ctx).await
-        }
-        Benchmark::Tpcc { tpcc: o } => {
-            let workload = match Tpcc::new(o.clone(), dialect, plan.seed()) {
-                Ok(w) => Arc::new(w),
-                Err(e) => return Ending::failed(Stage::Setup, e),
-            };
-            let mut hooks = tpcc::TpccHooks::open(plan, &connectors, o).await;
-            let ending = measure::run_workload(plan, &connectors, workload, &mut hooks, ctx).await;
-            drop(hooks);
-            if !ending.is_complete() {
-                return ending;
-            }
-            tpcc::checks_after_phases(plan, &connectors, o.warehouses, ctx).await
-        }
-    }
+    measure::measure(plan, &connectors, ctx).await
 }
 
 /// Start the plan's capture, if it has one, on the devices under the target.

@@ -2,9 +2,9 @@
 //! the sampler wakes at every report tick and phase boundary, takes the recorded figures out
 //! (so counters reset at boundaries), appends series rows, prints the live line, and closes
 //! each phase into a `PhaseReport`. A transaction in flight at a boundary is recorded where it
-//! ends. What a benchmark adds at the boundaries (TPC-C's NOPM) comes through [`PhaseHooks`].
+//! ends. What a benchmark adds at the boundaries (TPC-C's NOPM) comes through its
+//! [`PhaseHooks`], whose figures are kept in the phase's report.
 
-use std::future::Future;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -22,24 +22,8 @@ use crate::results::steady::SteadyOutcome;
 use crate::results::telemetry::{PhaseTelemetry, TelemetryRow};
 use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::PlanPhase;
+use crate::workload::hooks::PhaseHooks;
 use drivebench_core::histogram;
-
-/// What a benchmark adds to the phases: called once before the clock starts and once per
-/// phase, after it is closed and before it is written.
-pub trait PhaseHooks {
-    fn before_start(&mut self) -> impl Future<Output = ()>;
-    fn phase_closed(
-        &mut self,
-        phase: &PlanPhase,
-        closed: &mut PhaseReport,
-    ) -> impl Future<Output = ()>;
-}
-
-/// A benchmark that adds nothing.
-impl PhaseHooks for () {
-    async fn before_start(&mut self) {}
-    async fn phase_closed(&mut self, _: &PlanPhase, _: &mut PhaseReport) {}
-}
 
 /// How often result.json is rewritten with the running phase so far (marked not completed),
 /// so that a run killed outright (SIGKILL, the OOM killer, a power cut) keeps its figures up to
@@ -119,7 +103,9 @@ pub async fn run_phases(
         {
             early += planned_end.saturating_duration_since(sampled.last_tick);
         }
-        hooks.phase_closed(phase, &mut closed).await;
+        if let Some(figures) = hooks.phase_ended(&closed.summary, phase.record).await {
+            closed.keep(figures);
+        }
         ctx.report.phases.push(closed);
         phase_start = sampled.last_tick;
         if let Err(e) = ctx.dir.write_result(ctx.report) {

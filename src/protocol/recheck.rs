@@ -1,11 +1,13 @@
-//! The TPC-C consistency checks again, after the run (`drivebench check RUN_DIR`), against the
+//! A benchmark's checks again, after the run (`drivebench check RUN_DIR`), against the
 //! instances of a finished run that are still reachable: SQLite databases (a run never removes
 //! them), private servers left running (`keep_running = true`, at the URL result.json recorded)
 //! and external servers (the plan's URL, the password from `password_env`/`password_file`).
 //! Every instance is reached before any check runs, so an unreachable one is reported (naming
-//! it and why) before minutes of checking are spent on the others.
+//! it and why) before minutes of checking are spent on the others; what is checked is the
+//! benchmark's (`Benchmark::run_checks`, TPC-C's consistency checks).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::servers::{self, NotConfigured, config_of};
@@ -16,8 +18,9 @@ use crate::engines::server::Server;
 use crate::engines::{BoxFuture, Connector, Embedded, EngineVisitor, dispatch};
 use crate::results::RunReport;
 use crate::scenario::plan::{PlanInstance, Provision};
+use crate::workload::benchmark::Benchmark;
+use crate::workload::hooks::{CheckError, Instance};
 use crate::workload::tpcc::figures::InstanceCheck;
-use crate::workload::tpcc::probe::{CheckError, Instance, check_instance};
 
 /// How long reaching a server may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -25,9 +28,12 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Why the checks could not be run again.
 #[derive(Debug, thiserror::Error)]
 pub enum RecheckError {
-    /// The run is not a TPC-C run: it has no consistency checks.
-    #[error("not a TPC-C run ({0}); the consistency checks belong to TPC-C")]
-    NotTpcc(String),
+    /// The run is a sweep: it has no database instances.
+    #[error("a sweep: no database instances to check")]
+    NoDatabase,
+    /// The run's benchmark (as the run describes it) has no checks.
+    #[error("{0}: this benchmark has no consistency checks")]
+    NoChecks(String),
     /// `--instance` named an instance the run does not have.
     #[error("no instance {name} in this run (it has: {known})")]
     UnknownInstance { name: String, known: String },
@@ -85,11 +91,11 @@ impl RecheckError {
 /// Run the consistency checks again on the named instances (all when `only` is empty).
 pub async fn recheck(r: &RunReport, only: &[String]) -> Result<Vec<InstanceCheck>, RecheckError> {
     let Some(db) = &r.plan.database else {
-        return Err(RecheckError::NotTpcc("a sweep".into()));
+        return Err(RecheckError::NoDatabase);
     };
-    let Some(tpcc) = db.workload.benchmark.tpcc() else {
-        return Err(RecheckError::NotTpcc(db.workload.describe()));
-    };
+    if db.workload.benchmark.checks().is_none() {
+        return Err(RecheckError::NoChecks(db.workload.describe()));
+    }
     let known: Vec<&str> = db.instances.iter().map(|i| i.name.as_str()).collect();
     if let Some(name) = only.iter().find(|n| !known.contains(&n.as_str())) {
         return Err(RecheckError::UnknownInstance {
@@ -106,22 +112,23 @@ pub async fn recheck(r: &RunReport, only: &[String]) -> Result<Vec<InstanceCheck
     let Some(kind) = chosen.first().map(|i| i.engine) else {
         return Ok(Vec::new());
     };
+    let benchmark = &db.workload.benchmark;
     dispatch(
         kind,
         Recheck {
             r,
             chosen,
-            warehouses: tpcc.warehouses,
+            benchmark,
         },
     )
     .await
 }
 
-/// Reach every chosen instance, then check each.
+/// Reach every chosen instance, then run the benchmark's checks on each.
 struct Recheck<'a> {
     r: &'a RunReport,
     chosen: Vec<&'a PlanInstance>,
-    warehouses: u32,
+    benchmark: &'a Benchmark,
 }
 
 impl<'a> EngineVisitor for Recheck<'a> {
@@ -145,18 +152,15 @@ impl<'a> Recheck<'a> {
                 instance: inst.name.clone(),
                 why,
             };
-            reached.push(reach(self.r, inst).await.map_err(unreachable)?);
+            reached.push(Arc::new(reach(self.r, inst).await.map_err(unreachable)?));
         }
-        let mut out = Vec::new();
-        for (inst, c) in self.chosen.into_iter().zip(&reached) {
-            let inst = Instance {
-                name: &inst.name,
-                dialect: inst.engine.dialect(),
-            };
-            let checks = check_instance(c, inst, self.warehouses).await;
-            out.extend(checks?);
-        }
-        Ok(out)
+        let chosen: Vec<Instance> = (self.chosen.iter())
+            .map(|i| Instance {
+                name: &i.name,
+                dialect: i.engine.dialect(),
+            })
+            .collect();
+        Ok(self.benchmark.run_checks(&chosen, &reached).await?)
     }
 }
 

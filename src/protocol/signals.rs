@@ -8,15 +8,22 @@ const STOP_SIGNALS: [(tokio::signal::unix::SignalKind, &str); 3] = [
     (tokio::signal::unix::SignalKind::hangup(), "SIGHUP"),
 ];
 
+/// What a second stop signal does besides killing the servers and exiting.
+pub(super) enum OnAbort {
+    /// Mark the run directory's result.json interrupted and write its summary.
+    CloseResults(std::path::PathBuf),
+    /// Nothing more (`up`: no results).
+    Exit,
+}
+
 /// First stop signal (SIGINT, SIGTERM or SIGHUP): cancel the run (`what` says what stops) so
 /// partial results are written and the servers we started are stopped; second: kill the
-/// servers we started (when `kill_servers`), mark the run directory's result.json interrupted,
-/// write its summary, and exit with `abort_exit`.
+/// servers we started (when `kill_servers`), do `on_abort`, and exit with `abort_exit`.
 pub(super) fn stop_on_signal(
     cancel: tokio_util::sync::CancellationToken,
     what: &'static str,
     kill_servers: bool,
-    run_dir: std::path::PathBuf,
+    on_abort: OnAbort,
     abort_exit: i32,
 ) -> tokio::task::JoinHandle<()> {
     // Installed before the task starts, so a signal that arrives right after this call is seen.
@@ -40,13 +47,13 @@ pub(super) fn stop_on_signal(
         ));
         cancel.cancel();
         if let Some(second) = next_signal(&mut streams).await {
-            abort(second, kill_servers, &run_dir, abort_exit);
+            abort(second, kill_servers, &on_abort, abort_exit);
         }
     })
 }
 
 /// Stop at once on a second signal: servers killed, the results closed as far as they got.
-fn abort(signal: &str, kill_servers: bool, run_dir: &std::path::Path, exit: i32) -> ! {
+fn abort(signal: &str, kill_servers: bool, on_abort: &OnAbort, exit: i32) -> ! {
     crate::capture::switch_off_own();
     let why = if kill_servers {
         crate::engines::server::kill_all_registered();
@@ -57,10 +64,15 @@ fn abort(signal: &str, kill_servers: bool, run_dir: &std::path::Path, exit: i32)
     } else {
         format!("aborted by a second {signal}")
     };
-    if let Err(e) = crate::report::close_aborted(run_dir, &why) {
-        crate::console::stderr_line(&format!("error: closing the results: {e}"));
+    match on_abort {
+        OnAbort::CloseResults(run_dir) => {
+            if let Err(e) = crate::report::close_aborted(run_dir, &why) {
+                crate::console::stderr_line(&format!("error: closing the results: {e}"));
+            }
+            crate::console::stderr_line(&format!("{why}; results in {}", run_dir.display()));
+        }
+        OnAbort::Exit => crate::console::stderr_line(&why),
     }
-    crate::console::stderr_line(&format!("{why}; results in {}", run_dir.display()));
     std::process::exit(exit);
 }
 

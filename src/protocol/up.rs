@@ -21,6 +21,11 @@ use crate::engines::{Session, dispatch};
 use crate::scenario::plan::{DbPlan, Provision};
 use drivebench_system::target::leftovers::{Kind, create_marked_dir};
 
+/// The record of what `up` left running, in its directory.
+pub const UP_FILE: &str = "up.json";
+/// The password of network logins (`--listen`), mode 0600.
+pub const PASSWORD_FILE: &str = "password";
+
 /// What `up` left running, as DIR/up.json records it (never a password).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct UpRecord {
@@ -44,13 +49,20 @@ pub struct UpInstance {
     pub data_path: String,
 }
 
-/// Why `up` did not leave the servers running (it stopped those it had started).
+/// What `up` refuses before anything starts.
 #[derive(Debug, thiserror::Error)]
-pub enum UpError {
+pub enum UpRefused {
     #[error("instance {0}: drivebench up starts private servers; {1}")]
     NotPrivate(String, &'static str),
     #[error("--listen: {0}'s private servers listen on 127.0.0.1 only in this drivebench")]
     NoListen(&'static str),
+}
+
+/// Why `up` did not leave the servers running (it stopped those it had started).
+#[derive(Debug, thiserror::Error)]
+pub enum UpError {
+    #[error(transparent)]
+    Refused(#[from] UpRefused),
     #[error(transparent)]
     NotConfigured(#[from] NotConfigured),
     #[error("{0}: cannot create its directory: {1}")]
@@ -69,10 +81,46 @@ pub enum UpError {
     Interrupted,
 }
 
-impl UpError {
-    /// Found before anything started (exit code 2).
-    pub fn is_invalid(&self) -> bool {
-        matches!(self, UpError::NotPrivate(..) | UpError::NoListen(_))
+/// What `up` refuses before anything starts: an instance that is not a private server, and
+/// `--listen` (`listen`) on an engine whose servers cannot listen for other hosts.
+pub fn refuse(plan: DbPlan<'_>, listen: bool) -> Result<(), UpRefused> {
+    if let Some(i) = (plan.db.instances.iter()).find(|i| i.provision != Provision::Local) {
+        return Err(UpRefused::NotPrivate(
+            i.name.clone(),
+            "this one is external",
+        ));
+    }
+    match plan.db.instances.first() {
+        None => Ok(()),
+        Some(i) => dispatch(
+            i.engine,
+            Refuse {
+                name: &i.name,
+                listen,
+            },
+        ),
+    }
+}
+
+/// What `up` refuses of an engine kind.
+struct Refuse<'a> {
+    name: &'a str,
+    listen: bool,
+}
+
+impl EngineVisitor for Refuse<'_> {
+    type Output = Result<(), UpRefused>;
+    fn embedded<E: Embedded>(self) -> Self::Output {
+        Err(UpRefused::NotPrivate(
+            self.name.to_string(),
+            "an embedded engine has no server",
+        ))
+    }
+    fn server<E: Server>(self) -> Self::Output {
+        match self.listen && !E::LISTENS {
+            true => Err(UpRefused::NoListen(E::OPS.title)),
+            false => Ok(()),
+        }
     }
 }
 
@@ -85,20 +133,13 @@ pub struct UpRequest<'a> {
     pub cancel: &'a CancellationToken,
 }
 
-/// Start, load and check the plan's private instances, and leave them running.
+/// Start, load and check the plan's private instances (as [`refuse`] allows), and leave them
+/// running.
 pub async fn up(req: UpRequest<'_>) -> Result<Vec<UpInstance>, UpError> {
+    refuse(req.plan, req.listen.is_some())?;
     let Some(kind) = req.plan.db.instances.first().map(|i| i.engine) else {
         return Ok(Vec::new());
     };
-    if let Some(i) = req
-        .plan
-        .db
-        .instances
-        .iter()
-        .find(|i| i.provision != Provision::Local)
-    {
-        return Err(UpError::NotPrivate(i.name.clone(), "this one is external"));
-    }
     dispatch(kind, Up(req)).await
 }
 
@@ -109,10 +150,7 @@ impl<'a> EngineVisitor for Up<'a> {
     fn embedded<E: Embedded>(self) -> Self::Output {
         let name = self.0.plan.db.instances[0].name.clone();
         Box::pin(async move {
-            Err(UpError::NotPrivate(
-                name,
-                "an embedded engine has no server",
-            ))
+            Err(UpRefused::NotPrivate(name, "an embedded engine has no server").into())
         })
     }
     fn server<E: Server>(self) -> Self::Output {
@@ -121,9 +159,6 @@ impl<'a> EngineVisitor for Up<'a> {
 }
 
 async fn up_kind<K: Server>(req: UpRequest<'_>) -> Result<Vec<UpInstance>, UpError> {
-    if req.listen.is_some() && !K::LISTENS {
-        return Err(UpError::NoListen(K::OPS.title));
-    }
     let mut started = Vec::new();
     let result = match start_all::<K>(&req, &mut started).await {
         Ok(()) => set_up::<K>(&req, &started).await,

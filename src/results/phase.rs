@@ -6,7 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::summary::{MeanOfInstances, Summary};
-use crate::workload::views::{MergedFigures, PhaseFigures, PhaseView};
+use crate::workload::hooks::PhaseFigures;
+use crate::workload::views::{MergedFigures, PhaseFiguresView, PhaseView};
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PhaseReport {
@@ -42,8 +43,8 @@ pub struct PhaseReport {
 
 impl PhaseReport {
     /// The benchmark's own figures of the phase.
-    pub fn figures(&self) -> PhaseFigures<'_> {
-        PhaseFigures {
+    pub fn figures(&self) -> PhaseFiguresView<'_> {
+        PhaseFiguresView {
             tpcc: self.tpcc.as_ref(),
         }
     }
@@ -54,6 +55,13 @@ impl PhaseReport {
             name: &self.name,
             summary: &self.summary,
             figures: self.figures(),
+        }
+    }
+
+    /// A recorded phase's figures from its benchmark's hooks, kept where result.json keeps them.
+    pub fn keep(&mut self, figures: PhaseFigures) {
+        match figures {
+            PhaseFigures::Tpcc(tpcc) => self.tpcc = Some(tpcc),
         }
     }
 

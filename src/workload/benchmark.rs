@@ -5,16 +5,21 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use std::sync::Arc;
+
+use super::hooks::{CheckError, Drive, Instance, Instances, NoHooks, WorkloadError};
 use super::section::{BenchmarkKind, PrepareMode, WorkloadSection};
 use super::sysbench::Sysbench;
 use super::sysbench::options::{self as sysbench, SysbenchOptions, SysbenchTest};
-use super::tpcc::figures::{self as tpcc_figures, HostFigures};
+use super::tpcc::figures::{self as tpcc_figures, HostFigures, InstanceCheck};
+use super::tpcc::hooks::TpccHooks;
 use super::tpcc::options::TpccPacing;
 use super::tpcc::options::{self as tpcc, TpccOptions};
+use super::tpcc::probe;
 use super::tpcc::report as tpcc_report;
 use super::tpcc::workload::Tpcc;
 use super::views::{Headline, HostPart, MergedFigures, PhaseView, RunChecks, RunFigures};
-use crate::engines::{Dialect, EngineKind, EngineOps};
+use crate::engines::{Connector, Dialect, EngineKind, EngineOps};
 use crate::metrics::summary::Summary;
 use drivebench_core::config::error::{Invalid, KeyPath};
 use drivebench_core::config::units::format_count;
@@ -349,6 +354,55 @@ impl Benchmark {
                     tpcc: parts
                         .map(|p| tpcc_figures::merged(&p, summary, tpcc, clients, rate, instances)),
                 }
+            }
+        }
+    }
+}
+
+impl Benchmark {
+    /// Open the benchmark's workload and phase hooks on the instances and hand them to `d`,
+    /// which runs the phases; the hooks' sessions close when it returns.
+    pub async fn drive<C: Connector, D: Drive>(
+        &self,
+        on: &Instances<'_, C>,
+        d: D,
+    ) -> Result<D::Output, WorkloadError> {
+        let Some(dialect) = on.instances.first().map(|i| i.dialect) else {
+            return Err(WorkloadError::NoInstances);
+        };
+        Ok(match self {
+            Benchmark::Sysbench { sysbench: o } => {
+                let workload = Arc::new(Sysbench::new(o.clone(), dialect));
+                d.drive(workload, &mut NoHooks).await
+            }
+            Benchmark::Tpcc { tpcc: o } => {
+                let workload = Arc::new(Tpcc::new(o.clone(), dialect, on.seed)?);
+                let mut hooks = TpccHooks::open(on, o).await;
+                d.drive(workload, &mut hooks).await
+            }
+        })
+    }
+
+    /// The checks the benchmark runs on its instances after the phases, as the console names
+    /// them; None when it has none.
+    pub fn checks(&self) -> Option<&'static str> {
+        match self {
+            Benchmark::Sysbench { .. } => None,
+            Benchmark::Tpcc { .. } => Some("consistency checks (TPC-C 3.3.2)"),
+        }
+    }
+
+    /// Run the benchmark's checks on every instance, one after another, each on a session of
+    /// its own (none for a benchmark without checks).
+    pub async fn run_checks<C: Connector>(
+        &self,
+        instances: &[Instance<'_>],
+        connectors: &[Arc<C>],
+    ) -> Result<Vec<InstanceCheck>, CheckError> {
+        match self {
+            Benchmark::Sysbench { .. } => Ok(Vec::new()),
+            Benchmark::Tpcc { tpcc: o } => {
+                probe::run_checks(instances, connectors, o.warehouses).await
             }
         }
     }

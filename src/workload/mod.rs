@@ -1,10 +1,12 @@
 //! What a virtual client does, written against `Session` only. A workload prepares its
 //! statements on a session, generates a transaction's inputs (pure: seeded RNG, no I/O) and
 //! executes them. Two families: sysbench OLTP and TPC-C (transactions, terminals, load and
-//! consistency checks).
+//! consistency checks). What a benchmark adds to a run beside its transactions (phase hooks
+//! and their figures, checks) is typed in `hooks` and dispatched by `benchmark`.
 
 pub mod benchmark;
 pub mod feed;
+pub mod hooks;
 pub mod load;
 pub mod meta;
 pub mod section;

@@ -10,11 +10,11 @@ use crate::metrics::summary::Summary;
 
 /// A benchmark's own figures of one phase, as result.json's phase holds them.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct PhaseFigures<'a> {
+pub struct PhaseFiguresView<'a> {
     pub tpcc: Option<&'a TpccPhase>,
 }
 
-impl PhaseFigures<'_> {
+impl PhaseFiguresView<'_> {
     /// TPC-C's tpmC, for a merge's per-host table.
     pub fn tpmc(&self) -> Option<f64> {
         self.tpcc.map(|t| t.tpmc)
@@ -37,7 +37,7 @@ pub struct MergedFigures {
 pub struct PhaseView<'a> {
     pub name: &'a str,
     pub summary: &'a Summary,
-    pub figures: PhaseFigures<'a>,
+    pub figures: PhaseFiguresView<'a>,
 }
 
 /// The consistency checks a run holds, and when `drivebench check` last replaced them.
@@ -51,7 +51,7 @@ pub struct RunChecks<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct HostPart<'a> {
     pub label: &'a str,
-    pub figures: PhaseFigures<'a>,
+    pub figures: PhaseFiguresView<'a>,
 }
 
 /// A run's own figures of its compared phase, as compare.json's `runs[]` holds them (flattened

@@ -4,12 +4,15 @@
 //! tables (`table`) and the initial population's rows (`data`, `rows`). Against a `Session`:
 //! the DDL and statements (`schema`), the loader (`load`, with its record of what was loaded),
 //! the five transactions (`txn`), the [`Workload`](crate::workload::Workload) that runs them
-//! (`workload`) and the consistency checks of clause 3.3.2 (`check`).
+//! (`workload`) and the consistency checks of clause 3.3.2 (`check`). What a run adds beside
+//! the transactions: the probe of NOPM, isolation and the checks on the instances (`probe`),
+//! the phase hooks built on it (`hooks`) and each recorded phase's figures (`figures`).
 
 pub mod check;
 pub mod data;
 pub mod deck;
 pub mod figures;
+pub mod hooks;
 pub mod input;
 pub mod load;
 pub mod names;

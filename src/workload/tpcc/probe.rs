@@ -8,15 +8,8 @@ use std::sync::Arc;
 use super::figures::{InstanceCheck, InstanceIsolation};
 use super::{check, schema};
 use crate::engines::isolation::{self, Isolation};
-use crate::engines::statements::NoStatements;
-use crate::engines::{Connector, Dialect, EngineError, ErrorClass, Rows, Session, StmtId};
-
-/// An instance as the probe and the checks reach it: its name and its SQL dialect.
-#[derive(Debug, Clone, Copy)]
-pub struct Instance<'a> {
-    pub name: &'a str,
-    pub dialect: Dialect,
-}
+use crate::engines::{Connector, EngineError, ErrorClass, Rows, Session, StmtId};
+use crate::workload::hooks::{CheckError, Instance};
 
 /// One session per instance that reads Σ D_NEXT_O_ID, and the isolation level read back from
 /// it.
@@ -137,19 +130,6 @@ async fn open<C: Connector>(c: &C, sql: &str) -> Result<(C::Session, StmtId), En
     let mut s = c.connect().await?;
     let id = s.prepare(sql).await?;
     Ok((s, id))
-}
-
-/// Why the consistency checks could not run on an instance.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckError {
-    #[error(transparent)]
-    Statements(#[from] NoStatements),
-    #[error("instance {instance}: consistency checks: {source}")]
-    Engine {
-        instance: String,
-        #[source]
-        source: EngineError,
-    },
 }
 
 /// Run the consistency checks on every instance, one after another.
