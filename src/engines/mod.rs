@@ -8,6 +8,7 @@
 //! a plan: the protocol hands engines what they need.
 
 mod driver;
+pub mod engine_io;
 pub mod isolation;
 pub mod mssql;
 pub mod mysql;

@@ -15,18 +15,22 @@ pub struct NoStatements {
 pub struct Statements {
     source: &'static str,
     by_name: HashMap<String, String>,
+    /// The names in the file's order.
+    order: Vec<String>,
 }
 
 impl Statements {
     /// Parse a statements file; `source` names it in errors.
     pub fn parse(source: &'static str, text: &str) -> Result<Self, NoStatements> {
         let mut by_name = HashMap::new();
+        let mut order = Vec::new();
         let mut current: Option<(String, String)> = None;
         for line in text.lines() {
             if let Some(name) = line.trim().strip_prefix("-- name:") {
                 if let Some((n, body)) = current.take() {
                     by_name.insert(n, body.trim().to_string());
                 }
+                order.push(name.trim().to_string());
                 current = Some((name.trim().to_string(), String::new()));
             } else if let Some((_, body)) = current.as_mut()
                 && !line.trim_start().starts_with("--")
@@ -41,7 +45,11 @@ impl Statements {
         if by_name.is_empty() {
             return Err(NoStatements { file: source });
         }
-        Ok(Statements { source, by_name })
+        Ok(Statements {
+            source,
+            by_name,
+            order,
+        })
     }
 
     /// The statement text with `{key}` placeholders replaced.
@@ -55,6 +63,11 @@ impl Statements {
             out = out.replace(&format!("{{{k}}}"), v);
         }
         out
+    }
+
+    /// Every statement's name, in the file's order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.order.iter().map(String::as_str)
     }
 
     pub fn has(&self, name: &str) -> bool {

@@ -8,6 +8,9 @@
 //!   a file's `line:column` or a `--set` override.
 //! - [`curve`]: the sans-IO load-curve driver shared by I/O sweeps and database curves, the
 //!   SLO search, the SNIA steady-state rule, a point's backlog judgement.
+//! - [`engine_io`]: an engine's own I/O counters, an interval's figures per second and per
+//!   transaction, and which I/O class (log flushes, data reads, background writes) a
+//!   drive-bound interval waited on.
 //! - [`histogram`]: the one HDR histogram shape every latency is recorded in (1 µs .. 1 h, 3
 //!   significant digits) and its compact text form in result files.
 //! - [`rng`]: the seeded random stream of one virtual client.
@@ -17,6 +20,7 @@
 
 pub mod config;
 pub mod curve;
+pub mod engine_io;
 pub mod histogram;
 pub mod rng;
 pub mod table;

@@ -1,0 +1,17 @@
+-- An engine's own I/O counters for SQLite: SQLite keeps none, so drivebench counts them in
+-- its own VFS layer under every connection it opens (syncs and reads of the database file and
+-- its -wal or -journal, with their times) and answers them through the SQL function
+-- drivebench_io(name), registered on each connection. Rows of (counter, value) as for the
+-- server engines; times in microseconds.
+
+-- name: vfs_counters
+SELECT 'log_flushes' AS counter, drivebench_io('log_flushes') AS value
+UNION ALL SELECT 'log_flush_us', drivebench_io('log_flush_us')
+UNION ALL SELECT 'log_writes', drivebench_io('log_writes')
+UNION ALL SELECT 'log_bytes', drivebench_io('log_bytes')
+UNION ALL SELECT 'data_reads', drivebench_io('data_reads')
+UNION ALL SELECT 'data_read_bytes', drivebench_io('data_read_bytes')
+UNION ALL SELECT 'data_read_us', drivebench_io('data_read_us')
+UNION ALL SELECT 'data_writes', drivebench_io('data_writes')
+UNION ALL SELECT 'data_write_bytes', drivebench_io('data_write_bytes')
+UNION ALL SELECT 'data_flushes', drivebench_io('data_flushes');
