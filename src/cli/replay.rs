@@ -212,21 +212,6 @@ fn read_capture(path: &Path) -> Result<Capture, CliError> {
     crate::capture::read(path).map_err(|e| invalid(format!("{}: {e}", path.display())))
 }
 
-/// The plan result.json embeds for a run that is only a replay: no instances, no phases.
-fn replay_only_plan(target: &Path) -> Plan {
-    Plan {
-        name: "replay".into(),
-        scenario_file: "(drivebench replay)".into(),
-        overrides: Vec::new(),
-        time_scale: 1.0,
-        seed: 1,
-        report_interval_ms: 1000,
-        target_path: target.display().to_string(),
-        database: None,
-        sweeps: Vec::new(),
-    }
-}
-
 pub async fn replay(args: Args) -> Result<i32, CliError> {
     let capture = read_capture(&args.capture)?;
     let remap = Remap::new(&capture.requests, crate::capture::DEFAULT_CHUNK_BYTES);
@@ -274,7 +259,11 @@ pub async fn replay(args: Args) -> Result<i32, CliError> {
         abort_exit: EXIT_INTERRUPTED,
         live: None,
     };
-    let report = RunReport::start(replay_only_plan(&path), environment, Vec::new());
+    let report = RunReport::start(
+        Plan::without_database("replay", &path, Vec::new()),
+        environment,
+        Vec::new(),
+    );
     let mut run = match Run::start(start, report, super::logging::set_log_file) {
         Ok(run) => run,
         Err(e) => {

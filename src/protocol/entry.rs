@@ -262,7 +262,7 @@ pub async fn sweep(sweep: PlanSweep, o: SweepOptions) -> Result<Outcome, EntryEr
         live: None,
     };
     let report = RunReport::start(
-        sweep_only_plan(sweep.clone(), &path),
+        Plan::without_database("sweep", &path, vec![sweep.clone()]),
         environment,
         Vec::new(),
     );
@@ -281,21 +281,6 @@ pub async fn sweep(sweep: PlanSweep, o: SweepOptions) -> Result<Outcome, EntryEr
         leave_or_remove(&path, o.keep_file, &run.console);
     }
     run.finish(ending, !o.quiet).map_err(EntryError::Finish)
-}
-
-/// The plan result.json embeds for a run that is only a sweep: no instances, no phases.
-fn sweep_only_plan(sweep: PlanSweep, target: &Path) -> Plan {
-    Plan {
-        name: "sweep".into(),
-        scenario_file: "(drivebench sweep)".into(),
-        overrides: Vec::new(),
-        time_scale: 1.0,
-        seed: 1,
-        report_interval_ms: 1000,
-        target_path: target.display().to_string(),
-        database: None,
-        sweeps: vec![sweep],
-    }
 }
 
 fn sweep_target_info(path: &Path, device: Option<DeviceIdentity>, is_device: bool) -> TargetInfo {

@@ -47,6 +47,26 @@ pub struct DatabaseRun {
 }
 
 impl Plan {
+    /// The plan result.json embeds for a command that runs no scenario (`drivebench sweep`,
+    /// `drivebench replay`): named `command`, no database part, the given sweeps.
+    pub fn without_database(
+        command: &str,
+        target: &std::path::Path,
+        sweeps: Vec<super::sweep::PlanSweep>,
+    ) -> Plan {
+        Plan {
+            name: command.into(),
+            scenario_file: format!("(drivebench {command})"),
+            overrides: Vec::new(),
+            time_scale: 1.0,
+            seed: 1,
+            report_interval_ms: 1000,
+            target_path: target.display().to_string(),
+            database: None,
+            sweeps,
+        }
+    }
+
     /// The instances of the database part (none for a sweep-only run).
     pub fn instances(&self) -> &[PlanInstance] {
         self.database.as_ref().map_or(&[], |d| &d.instances)

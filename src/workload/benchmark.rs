@@ -11,7 +11,7 @@ use super::hooks::{CheckError, Drive, Instance, Instances, NoHooks, WorkloadErro
 use super::section::{BenchmarkKind, PrepareMode, WorkloadSection};
 use super::sysbench::Sysbench;
 use super::sysbench::options::{self as sysbench, SysbenchOptions, SysbenchTest};
-use super::tpcc::figures::{self as tpcc_figures, HostFigures, InstanceCheck};
+use super::tpcc::figures::{self as tpcc_figures, HostFigures, InstanceCheck, TpccRun};
 use super::tpcc::hooks::TpccHooks;
 use super::tpcc::options::TpccPacing;
 use super::tpcc::options::{self as tpcc, TpccOptions};
@@ -218,6 +218,13 @@ pub struct ComparedRun<'a> {
     pub figures: &'a RunFigures,
 }
 
+/// The compared runs that have TPC-C figures, with their labels.
+fn tpcc_runs<'a>(runs: &[ComparedRun<'a>]) -> Vec<(&'a str, &'a TpccRun)> {
+    runs.iter()
+        .filter_map(|r| Some((r.label, r.figures.tpcc.as_ref()?)))
+        .collect()
+}
+
 /// What the outputs ask of the benchmark: its sections, its figures when phases are merged or
 /// runs compared. A benchmark with nothing of its own to show answers with nothing.
 impl Benchmark {
@@ -296,13 +303,7 @@ impl Benchmark {
     pub fn compare_sections(&self, runs: &[ComparedRun]) -> Vec<Section> {
         match self {
             Benchmark::Sysbench { .. } => Vec::new(),
-            Benchmark::Tpcc { .. } => {
-                let figures: Vec<_> = runs
-                    .iter()
-                    .filter_map(|r| Some((r.label, r.figures.tpcc.as_ref()?)))
-                    .collect();
-                tpcc_report::compare_sections(&figures)
-            }
+            Benchmark::Tpcc { .. } => tpcc_report::compare_sections(&tpcc_runs(runs)),
         }
     }
 
@@ -312,10 +313,7 @@ impl Benchmark {
         match self {
             Benchmark::Sysbench { .. } => Vec::new(),
             Benchmark::Tpcc { .. } => {
-                let figures: Vec<_> = runs
-                    .iter()
-                    .filter_map(|r| Some((r.label, r.figures.tpcc.as_ref()?)))
-                    .collect();
+                let figures = tpcc_runs(runs);
                 let procedures: Vec<_> = runs
                     .iter()
                     .filter_map(|r| Some((r.label, r.benchmark.tpcc()?.procedures)))
