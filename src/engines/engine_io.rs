@@ -33,9 +33,16 @@ pub fn statements(dialect: Dialect) -> Result<Statements, NoStatements> {
     Statements::parse(source, text)
 }
 
-/// Prepared once per sampling session: each query's id, in the file's order.
+/// A query of the file on the sampling session.
+enum Query {
+    Prepared(super::StmtId),
+    /// It did not prepare: the engine's words, named in every reading's `missing`.
+    Refused(String),
+}
+
+/// Prepared once per sampling session: each query by name, in the file's order.
 pub struct Reader {
-    queries: Vec<(String, Result<super::StmtId, String>)>,
+    queries: Vec<(String, Query)>,
     rows: Rows,
 }
 
@@ -44,11 +51,11 @@ impl Reader {
     pub async fn prepare<S: Session>(s: &mut S, st: &Statements) -> Reader {
         let mut queries = Vec::new();
         for name in st.names() {
-            let id = s
-                .prepare(&st.render(name, &[]))
-                .await
-                .map_err(|e| one_line(&e));
-            queries.push((name.to_string(), id));
+            let query = match s.prepare(&st.render(name, &[])).await {
+                Ok(id) => Query::Prepared(id),
+                Err(e) => Query::Refused(one_line(&e)),
+            };
+            queries.push((name.to_string(), query));
         }
         Reader {
             queries,
@@ -61,8 +68,8 @@ impl Reader {
         let mut reading = EngineIoReading::default();
         for (name, id) in &self.queries {
             let id = match id {
-                Ok(id) => *id,
-                Err(why) => {
+                Query::Prepared(id) => *id,
+                Query::Refused(why) => {
                     reading.missing.push(format!("{name}: {why}"));
                     continue;
                 }
