@@ -9,9 +9,11 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::entry::{CurveFigures, RunEntry};
-use super::ranking::{Ranked, html_table, markdown_table, rank};
+use super::ranking::{self, Ranked, rank};
 use crate::report::svg::{Chart, Marks, Scale, Series, escape, render};
+use crate::report::table;
 use drivebench_core::curve::SloResult;
+use drivebench_core::table::{Column, Table};
 
 /// The runs' SLO figures against each other.
 #[derive(Debug, Clone, Serialize)]
@@ -129,39 +131,48 @@ fn ranking_title(p99_ms: Option<f64>, le: &str) -> String {
     )
 }
 
+/// The load-curve table of `runs`, with `le` for "less than or equal" ("<=" in markdown, "≤"
+/// in HTML).
+fn table(cc: &CurveComparison, runs: &[RunEntry], le: &str) -> Table {
+    let heads = heads(cc.slo_p99_ms);
+    let columns = heads
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let h = h.replace("<=", le);
+            match i {
+                0 | 3 => Column::left(&h),
+                _ => Column::right(&h),
+            }
+        })
+        .collect();
+    let mut t = Table::new(columns);
+    for row in rows(runs) {
+        t.row(row.iter().map(|x| x.replace("<=", le)).collect());
+    }
+    t
+}
+
 /// compare.md's load-curve section: `cc` over `runs`, the runs it was built from.
 pub fn markdown(s: &mut String, cc: &CurveComparison, runs: &[RunEntry]) {
-    let _ = writeln!(
-        s,
-        "\n## Load curves\n\n| {} |\n|---|---:|---:|---|---:|---:|",
-        heads(cc.slo_p99_ms).join(" | ")
-    );
-    for row in rows(runs) {
-        let _ = writeln!(s, "| {} |", row.join(" | "));
-    }
+    s.push_str("\n## Load curves\n\n");
+    table::markdown(s, &table(cc, runs, "<="));
     match &cc.not_ranked {
         Some(why) => {
             let _ = writeln!(s, "\nSLO figures not ranked: {why}.");
         }
-        None => markdown_table(s, &ranking_title(cc.slo_p99_ms, "<="), &cc.ranking, 1),
+        None => table::section_markdown(
+            s,
+            &ranking::section(&ranking_title(cc.slo_p99_ms, "<="), &cc.ranking, 1),
+            3,
+        ),
     }
 }
 
 /// compare.html's load-curve section: the table, the ranking or why not, the overlay.
 pub fn html(s: &mut String, cc: &CurveComparison, runs: &[RunEntry]) {
-    s.push_str("<h2>Load curves</h2><table><tr>");
-    for h in heads(cc.slo_p99_ms) {
-        let _ = write!(s, "<th>{}</th>", escape(&h.replace("<=", "≤")));
-    }
-    s.push_str("</tr>");
-    for row in rows(runs) {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|x| format!("<td>{}</td>", escape(&x.replace("<=", "≤"))))
-            .collect();
-        let _ = write!(s, "<tr>{}</tr>", cells.concat());
-    }
-    s.push_str("</table>");
+    s.push_str("<h2>Load curves</h2>");
+    table::html(s, &table(cc, runs, "≤"));
     match &cc.not_ranked {
         Some(why) => {
             let _ = write!(
@@ -170,7 +181,11 @@ pub fn html(s: &mut String, cc: &CurveComparison, runs: &[RunEntry]) {
                 escape(&why.replace("<=", "≤"))
             );
         }
-        None => html_table(s, &ranking_title(cc.slo_p99_ms, "≤"), &cc.ranking, 1),
+        None => table::section_html(
+            s,
+            &ranking::section(&ranking_title(cc.slo_p99_ms, "≤"), &cc.ranking, 1),
+            3,
+        ),
     }
     let curves: Vec<(&str, &CurveFigures)> = runs
         .iter()

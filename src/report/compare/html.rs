@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::curves;
 use super::model::Comparison;
-use super::ranking::{ALPHA, html_table};
+use super::ranking::{ALPHA, section};
 use super::replays;
 use super::sweeps;
 use crate::report::svg::{Chart, Scale, Series, escape, render};
@@ -75,7 +75,7 @@ pub fn page(c: &Comparison) -> String {
     for g in &c.groups {
         let _ = write!(s, "<h2>{} instance(s) per run</h2>", g.instances);
         for (title, rows, decimals) in g.tables() {
-            html_table(&mut s, title, rows, decimals);
+            crate::report::table::section_html(&mut s, &section(title, rows, decimals), 3);
         }
         for sec in g.sections(&c.runs) {
             crate::report::table::section_html(&mut s, &sec, 3);

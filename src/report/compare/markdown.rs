@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::curves;
 use super::model::Comparison;
-use super::ranking::{ALPHA, markdown_table};
+use super::ranking::{ALPHA, section};
 use super::replays;
 use super::sweeps;
 
@@ -51,7 +51,7 @@ pub fn page(c: &Comparison) -> String {
     for g in &c.groups {
         let _ = writeln!(s, "\n## {} instance(s) per run", g.instances);
         for (title, rows, decimals) in g.tables() {
-            markdown_table(&mut s, title, rows, decimals);
+            crate::report::table::section_markdown(&mut s, &section(title, rows, decimals), 3);
         }
         for sec in g.sections(&c.runs) {
             crate::report::table::section_markdown(&mut s, &sec, 3);

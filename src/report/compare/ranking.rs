@@ -1,15 +1,13 @@
 //! Ranking runs by one figure: `rank` orders them (higher or lower is better), gives each its
 //! distance to the leader and, for TPS, Welch's t-test against the run ranked just above,
-//! judged at `ALPHA`; `markdown_table` and `html_table` render one ranking in compare.md and
-//! compare.html. Shared by the per-instance-count tables and the load-curve section.
-
-use std::fmt::Write;
+//! judged at `ALPHA`; `section` is one ranking as compare.md and compare.html both render it.
+//! Shared by the per-instance-count tables and the load-curve section.
 
 use serde::Serialize;
 
 use super::entry::RunEntry;
 use crate::report::stats::{Welch, welch};
-use crate::report::svg::escape;
+use drivebench_core::table::{Block, Column, Section, Table};
 
 /// Significance threshold for "more than noise".
 pub const ALPHA: f64 = 0.05;
@@ -88,58 +86,33 @@ pub fn p_text(p: f64) -> String {
     }
 }
 
-/// One ranking in compare.md: rank, run, value with `decimals`, vs leader (and vs above when
-/// a row has a test).
-pub fn markdown_table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
+/// One ranking as compare.md and compare.html both show it: rank, run, value with
+/// `decimals`, vs leader (and vs above when a row has a test).
+pub fn section(title: &str, rows: &[Ranked], decimals: usize) -> Section {
     let sig = rows.iter().any(|r| r.vs_previous.is_some());
-    let _ = writeln!(s, "\n### {title}\n");
-    let _ = writeln!(
-        s,
-        "| rank | run | value | vs leader |{}\n|---:|---|---:|---:|{}",
-        if sig { " vs above |" } else { "" },
-        if sig { "---|" } else { "" }
-    );
-    for r in rows {
-        let _ = write!(
-            s,
-            "| {} | {} | {:.*} | {} |",
-            r.rank,
-            r.label,
-            decimals,
-            r.value,
-            r.vs_leader_text()
-        );
-        if sig {
-            let cell = r.vs_above_text();
-            let _ = write!(s, "{}{cell} |", if cell.is_empty() { "" } else { " " });
-        }
-        s.push('\n');
+    let mut columns = vec![
+        Column::right("rank"),
+        Column::left("run"),
+        Column::right("value"),
+        Column::right("vs leader"),
+    ];
+    if sig {
+        columns.push(Column::left("vs above"));
     }
-}
-
-/// The same ranking in compare.html.
-pub fn html_table(s: &mut String, title: &str, rows: &[Ranked], decimals: usize) {
-    let sig = rows.iter().any(|r| r.vs_previous.is_some());
-    let _ = write!(
-        s,
-        "<h3>{}</h3><table><tr><th>rank</th><th class=\"l\">run</th><th>value</th><th>vs leader</th>{}</tr>",
-        escape(title),
-        if sig { "<th>vs above</th>" } else { "" }
-    );
+    let mut t = Table::new(columns);
     for r in rows {
-        let _ = write!(
-            s,
-            "<tr><td>{}</td><td class=\"l\">{}</td><td>{:.*}</td><td>{}</td>",
-            r.rank,
-            escape(&r.label),
-            decimals,
-            r.value,
-            r.vs_leader_text()
-        );
+        let mut cells = vec![
+            r.rank.to_string(),
+            r.label.clone(),
+            format!("{:.*}", decimals, r.value),
+            r.vs_leader_text(),
+        ];
         if sig {
-            let _ = write!(s, "<td>{}</td>", escape(&r.vs_above_text()));
+            cells.push(r.vs_above_text());
         }
-        s.push_str("</tr>");
+        t.row(cells);
     }
-    s.push_str("</table>");
+    let mut sec = Section::new(title);
+    sec.push(Block::Table(t));
+    sec
 }
