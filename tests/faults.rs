@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::loopfs::{LoopFs, sh};
 use crate::common::needs::need;
 use crate::common::{
     ServerRun, StopServers, bin, read_json, root, run, servers_under, text, validate, wait_exit,
@@ -254,87 +255,29 @@ fn a_server_hung_during_the_load_fails_the_run_within_its_stall_timeout() {
     eprintln!("server hung in the load: exit 1 after {took:?}");
 }
 
-/// A small ext4 filesystem on a loop device, mounted for one test, removed on every path.
-struct SmallFs {
-    _dir: tempfile::TempDir,
-    mnt: std::path::PathBuf,
-    dev: String,
-}
-
-impl SmallFs {
-    /// `mib` MiB with no reserved blocks, or why not here (not root, no loop devices).
-    fn new(mib: u64) -> Result<Self, String> {
-        if !rustix::process::geteuid().is_root() || !Path::new("/dev/loop-control").exists() {
-            return Err("needs root and loop devices".into());
-        }
-        let dir = tempfile::tempdir_in("/var/tmp").map_err(|e| e.to_string())?;
-        let image = dir.path().join("disk.img");
-        std::fs::File::create(&image)
-            .and_then(|f| f.set_len(mib << 20))
-            .map_err(|e| e.to_string())?;
-        let dev = sh(&["losetup", "--find", "--show", image.to_str().unwrap()])?;
-        let mnt = dir.path().join("mnt");
-        let fs = SmallFs {
-            _dir: dir,
-            mnt: mnt.clone(),
-            dev,
-        };
-        sh(&["mkfs.ext4", "-q", "-F", "-m", "0", &fs.dev])?;
-        std::fs::create_dir(&mnt).map_err(|e| e.to_string())?;
-        sh(&["mount", &fs.dev, mnt.to_str().unwrap()])?;
-        std::fs::set_permissions(&mnt, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .map_err(|e| e.to_string())?;
-        Ok(fs)
-    }
-
-    /// Take every free byte with one file.
-    fn fill(&self) {
-        let free = rustix::fs::statvfs(&self.mnt).unwrap();
-        let bytes = free.f_bavail * free.f_frsize;
-        let filler = self.mnt.join("filler");
-        let _ = sh(&[
-            "fallocate",
-            "-l",
-            &bytes.to_string(),
-            filler.to_str().unwrap(),
-        ]);
-        // What fallocate could not take (metadata it needed), a write takes.
-        let _ = sh(&[
-            "sh",
-            "-c",
-            &format!("cat /dev/zero >> {}", filler.display()),
-        ]);
-    }
-}
-
-impl Drop for SmallFs {
-    fn drop(&mut self) {
-        for pid in servers_under(&self.mnt) {
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
-        std::thread::sleep(Duration::from_millis(300));
-        let _ = sh(&["umount", "-l", self.mnt.to_str().unwrap()]);
-        let _ = sh(&["losetup", "-d", &self.dev]);
-    }
-}
-
-fn sh(args: &[&str]) -> Result<String, String> {
-    let out = std::process::Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .map_err(|e| format!("{args:?}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{args:?}: {}", text(&out.stderr).trim()));
-    }
-    Ok(text(&out.stdout).trim().to_owned())
+/// Take every free byte of `fs` with one file.
+fn fill(fs: &LoopFs) {
+    let free = rustix::fs::statvfs(&fs.mnt).unwrap();
+    let bytes = free.f_bavail * free.f_frsize;
+    let filler = fs.mnt.join("filler");
+    let _ = sh(&[
+        "fallocate",
+        "-l",
+        &bytes.to_string(),
+        filler.to_str().unwrap(),
+    ]);
+    // What fallocate could not take (metadata it needed), a write takes.
+    let _ = sh(&[
+        "sh",
+        "-c",
+        &format!("cat /dev/zero >> {}", filler.display()),
+    ]);
 }
 
 /// Fill the target when `when` appears in the run's log; the run must fail naming the full
 /// target and its free space, stop its server and keep a valid result.json.
 fn target_full(when: &str, sets: &[&str]) {
-    let fs = match SmallFs::new(700) {
+    let fs = match LoopFs::new(700) {
         Ok(fs) => fs,
         Err(why) => {
             assert!(std::env::var("CI").is_err(), "CI runs as root: {why}");
@@ -365,7 +308,7 @@ fn target_full(when: &str, sets: &[&str]) {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    fs.fill();
+    fill(&fs);
     let filled = Instant::now();
     let status = wait_exit(&mut child, Duration::from_secs(90));
     let took = filled.elapsed();

@@ -9,6 +9,7 @@
 pub mod certs;
 pub mod curve;
 pub mod external;
+pub mod loopfs;
 pub mod mssql;
 pub mod needs;
 pub mod tpcc;

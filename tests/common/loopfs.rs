@@ -1,0 +1,149 @@
+//! A drive made for one test: an ext4 filesystem on a loop device over a file in /var/tmp
+//! (the system disk), mounted, removed on every path (`LoopFs`); and a cgroup-v1 blkio
+//! throttle that slows that loop device for the processes put in it (`Throttle`), so a test
+//! can make a slow drive on this host. Both need root; `new` says why not where they cannot be.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use super::{servers_under, text};
+
+/// An ext4 filesystem on a loop device, mounted for one test.
+pub struct LoopFs {
+    _dir: tempfile::TempDir,
+    pub mnt: PathBuf,
+    pub dev: String,
+}
+
+impl LoopFs {
+    /// `mib` MiB with no reserved blocks, or why not here (not root, no loop devices).
+    pub fn new(mib: u64) -> Result<Self, String> {
+        if !rustix::process::geteuid().is_root() || !Path::new("/dev/loop-control").exists() {
+            return Err("needs root and loop devices".into());
+        }
+        let dir = tempfile::tempdir_in("/var/tmp").map_err(|e| e.to_string())?;
+        let image = dir.path().join("disk.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(mib << 20))
+            .map_err(|e| e.to_string())?;
+        let dev = sh(&["losetup", "--find", "--show", image.to_str().unwrap()])?;
+        let mnt = dir.path().join("mnt");
+        let fs = LoopFs {
+            _dir: dir,
+            mnt: mnt.clone(),
+            dev,
+        };
+        sh(&["mkfs.ext4", "-q", "-F", "-m", "0", &fs.dev])?;
+        std::fs::create_dir(&mnt).map_err(|e| e.to_string())?;
+        sh(&["mount", &fs.dev, mnt.to_str().unwrap()])?;
+        std::fs::set_permissions(&mnt, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .map_err(|e| e.to_string())?;
+        Ok(fs)
+    }
+
+    /// The loop device's `MAJ:MIN`.
+    pub fn maj_min(&self) -> Result<String, String> {
+        let name = Path::new(&self.dev)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| format!("{}: not a device path", self.dev))?;
+        std::fs::read_to_string(format!("/sys/block/{name}/dev"))
+            .map(|s| s.trim().to_string())
+            .map_err(|e| format!("{name}: {e}"))
+    }
+}
+
+impl Drop for LoopFs {
+    fn drop(&mut self) {
+        for pid in servers_under(&self.mnt) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = sh(&["umount", "-l", self.mnt.to_str().unwrap()]);
+        let _ = sh(&["losetup", "-d", &self.dev]);
+    }
+}
+
+/// A cgroup-v1 blkio group that limits one device to so many reads and writes per second for
+/// the processes put in it (and their children); removed when dropped.
+pub struct Throttle {
+    dir: PathBuf,
+}
+
+const BLKIO: &str = "/sys/fs/cgroup/blkio";
+
+impl Throttle {
+    /// A group limiting `maj_min` to `read_iops` and `write_iops`, or why not here.
+    pub fn new(maj_min: &str, read_iops: u32, write_iops: u32) -> Result<Self, String> {
+        if !Path::new(BLKIO)
+            .join("blkio.throttle.read_iops_device")
+            .exists()
+        {
+            return Err(format!("no cgroup-v1 blkio throttling at {BLKIO}"));
+        }
+        let dir = Path::new(BLKIO).join(format!(
+            "drivebench-test-{}-{}",
+            std::process::id(),
+            maj_min.replace(':', "-")
+        ));
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let group = Throttle { dir };
+        for (file, iops) in [
+            ("blkio.throttle.read_iops_device", read_iops),
+            ("blkio.throttle.write_iops_device", write_iops),
+        ] {
+            std::fs::write(group.dir.join(file), format!("{maj_min} {iops}"))
+                .map_err(|e| format!("{file}: {e}"))?;
+        }
+        Ok(group)
+    }
+
+    /// `cmd` made to start inside the group: a shell puts itself in, then execs the program.
+    pub fn wrap(&self, cmd: &Command) -> Command {
+        let mut inner = vec![cmd.get_program().to_string_lossy().into_owned()];
+        inner.extend(cmd.get_args().map(|a| a.to_string_lossy().into_owned()));
+        let mut out = Command::new("sh");
+        out.arg("-c")
+            .arg("echo $$ > \"$0/cgroup.procs\" && exec \"$@\"")
+            .arg(&self.dir)
+            .args(inner);
+        if let Some(dir) = cmd.get_current_dir() {
+            out.current_dir(dir);
+        }
+        for (k, v) in cmd.get_envs() {
+            match v {
+                Some(v) => out.env(k, v),
+                None => out.env_remove(k),
+            };
+        }
+        out
+    }
+}
+
+impl Drop for Throttle {
+    fn drop(&mut self) {
+        // The group can be removed once its processes are gone; a server still stopping
+        // holds it for a moment.
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        eprintln!("could not remove {}", self.dir.display());
+    }
+}
+
+pub fn sh(args: &[&str]) -> Result<String, String> {
+    let out = Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| format!("{args:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{args:?}: {}", text(&out.stderr).trim()));
+    }
+    Ok(text(&out.stdout).trim().to_string())
+}
