@@ -311,6 +311,7 @@ fn merge_phase(
         histogram: drivebench_core::histogram::encode(&all.response_total()),
         telemetry: None,
         steady: None,
+        engine_io: None,
         summary,
         per_instance,
         series,
