@@ -221,7 +221,11 @@ fn latency_chart(s: &mut String, phase: &PhaseReport, io: &SpanEngineIo) {
         }
     }
     if series.is_empty() {
-        return;
+        s.push_str(
+            "<p>The engines did not time their log flushes or data reads in this phase \
+             (PostgreSQL: track_wal_io_timing and track_io_timing off; MariaDB: \
+             performance_schema's file instruments off): the drive's await alone.</p>",
+        );
     }
     if let Some(t) = &phase.telemetry {
         let dev = |row: &crate::results::telemetry::TelemetryRow, read: bool| {
@@ -241,6 +245,9 @@ fn latency_chart(s: &mut String, phase: &PhaseReport, io: &SpanEngineIo) {
                 dashed: true,
             });
         }
+    }
+    if series.iter().all(|x| x.points.is_empty()) {
+        return;
     }
     let title = format!(
         "Engine I/O latency ({}) next to the drive's await",
