@@ -58,6 +58,48 @@ impl SpanEngineIo {
     }
 }
 
+/// Several hosts' totals as one (`merge`), each with its transactions: rates and counts
+/// summed; per-commit and per-transaction figures, shares and the buffer hit rate averaged
+/// weighted by transactions; mean latencies weighted by their requests' rate; the checkpoint
+/// age the largest. A figure one host lacks is absent.
+pub fn merged_total(parts: &[(&EngineIoFigures, u64)]) -> EngineIoFigures {
+    let sum = |f: Figure| -> Option<f64> { parts.iter().map(|(p, _)| f(p)).sum() };
+    let weighted = |f: Figure, w: &dyn Fn(&EngineIoFigures, u64) -> Option<f64>| {
+        let (mut num, mut den) = (0.0, 0.0);
+        for (p, txns) in parts {
+            let weight = w(p, *txns)?;
+            num += f(p)? * weight;
+            den += weight;
+        }
+        (den > 0.0).then(|| num / den)
+    };
+    let by_txns = |f: Figure| weighted(f, &|_, t| Some(t as f64));
+    EngineIoFigures {
+        log_flushes_per_s: sum(|f| f.log_flushes_per_s),
+        log_flushes_per_commit: by_txns(|f| f.log_flushes_per_commit),
+        log_flush_ms: weighted(|f| f.log_flush_ms, &|p, _| p.log_flushes_per_s),
+        log_mib_s: sum(|f| f.log_mib_s),
+        data_reads_per_s: sum(|f| f.data_reads_per_s),
+        data_reads_per_txn: by_txns(|f| f.data_reads_per_txn),
+        data_read_ms: weighted(|f| f.data_read_ms, &|p, _| p.data_reads_per_s),
+        buffer_hit_pct: by_txns(|f| f.buffer_hit_pct),
+        data_writes_per_s: sum(|f| f.data_writes_per_s),
+        data_write_mib_s: sum(|f| f.data_write_mib_s),
+        data_write_ms: weighted(|f| f.data_write_ms, &|p, _| p.data_writes_per_s),
+        background_write_mib_s: sum(|f| f.background_write_mib_s),
+        free_page_waits_per_s: sum(|f| f.free_page_waits_per_s),
+        pending_io: parts.iter().map(|(p, _)| p.pending_io).sum(),
+        checkpoint_age_mib: parts
+            .iter()
+            .map(|(p, _)| p.checkpoint_age_mib)
+            .try_fold(0.0, |m: f64, a| Some(m.max(a?))),
+        log_wait_share_pct: by_txns(|f| f.log_wait_share_pct),
+        data_read_wait_share_pct: by_txns(|f| f.data_read_wait_share_pct),
+    }
+}
+
+type Figure = fn(&EngineIoFigures) -> Option<f64>;
+
 /// What one instance's clients did over a span: intervals summed.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct WorkSum {
@@ -393,6 +435,27 @@ mod tests {
         assert_eq!(closed.engine_io.of("b"), None);
         assert_eq!(closed.engine_io.total, None);
         assert_eq!(closed.total_work, None);
+    }
+
+    #[test]
+    fn merged_hosts_sum_their_rates_and_weigh_their_ratios() {
+        let a = EngineIoFigures {
+            log_flushes_per_s: Some(100.0),
+            log_flushes_per_commit: Some(1.0),
+            log_flush_ms: Some(2.0),
+            ..Default::default()
+        };
+        let b = EngineIoFigures {
+            log_flushes_per_s: Some(300.0),
+            log_flushes_per_commit: Some(2.0),
+            log_flush_ms: Some(4.0),
+            ..Default::default()
+        };
+        let m = merged_total(&[(&a, 100), (&b, 300)]);
+        assert_eq!(m.log_flushes_per_s, Some(400.0));
+        assert_eq!(m.log_flushes_per_commit, Some(1.75));
+        assert_eq!(m.log_flush_ms, Some(3.5));
+        assert_eq!(m.data_reads_per_s, None, "no host counted it");
     }
 
     #[test]
