@@ -21,8 +21,9 @@ pub struct Args {
     /// No progress bars and no interval lines; only the final summary and errors.
     #[arg(long)]
     pub quiet: bool,
-    /// Do not sample the drive's and the host's counters (no telemetry, no verdict); for
-    /// measuring what the sampling itself costs.
+    /// Do not sample the drive's and the host's counters nor the engines' own I/O counters
+    /// (no telemetry, no verdict, no engine I/O figures); for measuring what the sampling
+    /// itself costs.
     #[arg(long)]
     pub no_telemetry: bool,
     /// Serve live metrics while the run lasts, at http://ADDR:PORT/metrics in the OpenMetrics

@@ -2,12 +2,14 @@
 //! curve point), served over HTTP in the OpenMetrics text format, which Prometheus scrapes
 //! (`serve`). The format is written by `prometheus-client`; this module only keeps the
 //! figures: the current phase, each instance's TPS, latency quantiles, transactions, errors
-//! and retries of the last interval, and the drive's and the host's figures.
+//! and retries of the last interval, its engine's own I/O figures (`engine_io`), and the
+//! drive's and the host's figures.
 //!
 //! Names follow Prometheus conventions: base units (seconds, bytes, ratios 0–1), `_total` on
 //! counters. Each database instance is an `instance` label (Prometheus renames it
 //! `exported_instance` unless the scrape sets `honor_labels`).
 
+mod engine_io;
 mod labels;
 pub mod serve;
 
@@ -34,6 +36,7 @@ pub struct LiveMetrics {
     phase: Family<PhaseLabels, Gauge>,
     elapsed: F64Gauge,
     per_instance: InstanceMetrics,
+    engine_io: engine_io::EngineIoMetrics,
     device: DeviceMetrics,
     host: HostMetrics,
 }
@@ -172,6 +175,7 @@ impl LiveMetrics {
             phase: Family::default(),
             elapsed: F64Gauge::default(),
             per_instance: InstanceMetrics::default(),
+            engine_io: engine_io::EngineIoMetrics::default(),
             device: DeviceMetrics::default(),
             host: HostMetrics::default(),
         };
@@ -192,6 +196,7 @@ impl LiveMetrics {
             self.elapsed.clone(),
         );
         self.per_instance.register(r);
+        self.engine_io.register(r);
         self.device.register(r);
         self.host.register(r);
     }
@@ -238,6 +243,11 @@ impl LiveMetrics {
         m.transactions.get_or_create(&who).inc_by(s.transactions);
         m.errors.get_or_create(&who).inc_by(s.errors);
         m.retries.get_or_create(&who).inc_by(s.retries);
+    }
+
+    /// One instance's engine I/O figures of the last interval.
+    pub fn engine_io(&self, instance: &str, f: &drivebench_core::engine_io::EngineIoFigures) {
+        self.engine_io.set(instance, f);
     }
 
     /// The drive's and the host's figures of the last interval.
@@ -346,5 +356,26 @@ mod tests {
         assert!(page.contains("drivebench_errors_total{instance=\"a\"} 4\n"));
         assert!(page.contains("drivebench_transactions_total{instance=\"b\"} 0\n"));
         assert!(page.ends_with("# EOF\n"));
+    }
+
+    #[test]
+    fn engine_io_gauges_are_per_instance_and_absent_when_not_given() {
+        let live = LiveMetrics::new();
+        let f = drivebench_core::engine_io::EngineIoFigures {
+            log_flushes_per_s: Some(102.0),
+            log_flush_ms: Some(4.8),
+            ..Default::default()
+        };
+        live.engine_io("a", &f);
+        let page = live.encode();
+        assert!(
+            page.contains("drivebench_engine_log_flushes_per_second{instance=\"a\"} 102.0\n"),
+            "{page}"
+        );
+        assert!(page.contains("drivebench_engine_log_flush_seconds{instance=\"a\"} 0.0048"));
+        assert!(
+            !page.contains("drivebench_engine_data_read_seconds{"),
+            "{page}"
+        );
     }
 }

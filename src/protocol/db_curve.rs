@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::engine_io::EngineIo;
 use super::telemetry::Telemetry;
 use super::{Ending, Reason, Stage};
 use crate::clients::fleet::{Fleet, Wake};
@@ -23,6 +24,7 @@ use crate::report::curves::{point_line, slo_line};
 use crate::results::curves::{
     CurvePoint, CurveReport, InstancePoint, PointFigures, PointKind, instance_slo,
 };
+use crate::results::engine_io::ClosedSpan;
 use crate::results::run::RunReport;
 use crate::results::telemetry::PhaseTelemetry;
 use crate::scenario::curve::PlanCurve;
@@ -42,6 +44,7 @@ pub(super) struct CurveRun<'a> {
     pub console: &'a Console,
     pub cancel: &'a CancellationToken,
     pub telemetry: &'a mut Telemetry,
+    pub engine_io: Option<&'a mut EngineIo>,
     pub live: Option<&'a LiveMetrics>,
 }
 
@@ -51,6 +54,7 @@ struct Measured {
     seconds: f64,
     quarters: Vec<Vec<Recorded>>,
     telemetry: Option<IntervalTelemetry>,
+    engine_io: Option<ClosedSpan>,
 }
 
 impl CurveRun<'_> {
@@ -168,6 +172,9 @@ impl CurveRun<'_> {
         if let Some(p) = self.telemetry.probe() {
             p.restart();
         }
+        if let Some(e) = self.engine_io.as_deref_mut() {
+            e.restart().await;
+        }
         let start = Instant::now();
         let mut quarters: Vec<Vec<Recorded>> =
             self.plan.db.instances.iter().map(|_| Vec::new()).collect();
@@ -178,10 +185,25 @@ impl CurveRun<'_> {
                 out.push(r);
             }
         }
+        let seconds = (Instant::now() - start).as_secs_f64();
+        let telemetry = self.telemetry.probe().map(|p| p.tick());
+        let engine_io = match self.engine_io.as_deref_mut() {
+            Some(e) => {
+                let summaries: Vec<Summary> = (quarters.iter())
+                    .map(|q| summary_of(q, self.kinds, seconds))
+                    .collect();
+                e.tick(seconds, &summaries).await;
+                let mut span = e.track.close();
+                span.engine_io.series.clear();
+                Some(span)
+            }
+            None => None,
+        };
         Ok(Measured {
-            seconds: (Instant::now() - start).as_secs_f64(),
+            seconds,
             quarters,
-            telemetry: self.telemetry.probe().map(|p| p.tick()),
+            telemetry,
+            engine_io,
         })
     }
 
@@ -226,8 +248,13 @@ impl CurveRun<'_> {
             live.telemetry(t);
         }
         // A rate was set on every point but the max run: late wakes count there.
-        let telemetry =
+        let mut telemetry =
             (m.telemetry.clone()).map(|t| PhaseTelemetry::of_span(t, &summary, target.is_some()));
+        if let (Some(t), Some(span)) = (telemetry.as_mut(), &m.engine_io)
+            && let (Some(f), Some(work)) = (&span.engine_io.total, span.total_work)
+        {
+            t.name_class(f, work);
+        }
         CurvePoint {
             kind,
             pct,
@@ -235,6 +262,7 @@ impl CurveRun<'_> {
             total,
             per_instance,
             telemetry,
+            engine_io: m.engine_io.as_ref().map(|s| s.engine_io.clone()),
         }
     }
 }

@@ -251,6 +251,7 @@ impl Run {
             live: self.listening.live.as_ref().map(|(m, _)| &**m),
             start_at: None,
             capture: capture::Capture::Off,
+            engine_io: None,
         }
     }
 

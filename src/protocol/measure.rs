@@ -153,6 +153,7 @@ async fn run_workload<C: Connector, W: Workload>(
             console: ctx.console,
             cancel: ctx.cancel,
             telemetry: &mut ctx.telemetry,
+            engine_io: ctx.engine_io.as_mut(),
             live: ctx.live,
         }
         .run()

@@ -14,6 +14,7 @@
 pub mod capture;
 mod db_curve;
 mod ending;
+mod engine_io;
 pub mod entry;
 pub mod lifecycle;
 mod load;
@@ -76,6 +77,9 @@ pub struct RunCtx<'a> {
     pub start_at: Option<std::time::SystemTime>,
     /// The block I/O capture, once the instances run (`[capture]`, `--capture`).
     pub capture: capture::Capture,
+    /// The engines' own I/O counters, sampled with the telemetry once the instances are
+    /// loaded; None without telemetry or when no engine counts its I/O.
+    pub engine_io: Option<engine_io::EngineIo>,
 }
 
 /// Run the plan's protocol, filling `report` (phases, instances) and writing results as it goes.
@@ -183,6 +187,7 @@ pub(crate) async fn run_with<C: Connector>(
             load: None,
             variables: extras.variables,
             prebuilt: extras.prebuilt,
+            engine_io_missing: Vec::new(),
         })
         .collect();
     match load::load_all(plan, &connectors, ctx).await {
@@ -197,7 +202,41 @@ pub(crate) async fn run_with<C: Connector>(
     if let Err(e) = ctx.dir.write_result(ctx.report) {
         return Ending::failed(Stage::Results, e);
     }
-    measure::measure(plan, &connectors, ctx).await
+    start_engine_io(plan, &connectors, ctx).await;
+    let ending = measure::measure(plan, &connectors, ctx).await;
+    // The sampling sessions close before the instances stop, on every path.
+    ctx.engine_io = None;
+    ending
+}
+
+/// With telemetry on, a sampling session on every loaded instance for its engine's own I/O
+/// counters; what each engine could not tell is noted once, in the report and on the console.
+async fn start_engine_io<C: Connector>(
+    plan: DbPlan<'_>,
+    connectors: &[Arc<C>],
+    ctx: &mut RunCtx<'_>,
+) {
+    if ctx.telemetry.probe().is_none() {
+        return;
+    }
+    let instances: Vec<_> = plan
+        .db
+        .instances
+        .iter()
+        .map(|i| (i.name.clone(), i.engine.dialect()))
+        .collect();
+    let interval = std::time::Duration::from_millis(plan.report_interval_ms());
+    let writes = plan.db.workload.benchmark.writes();
+    let timeout = engine_io::read_timeout(interval);
+    let started = engine_io::open(&instances, connectors, timeout, writes).await;
+    for (inst, missing) in ctx.report.instances.iter_mut().zip(started.missing) {
+        for m in &missing {
+            ctx.console
+                .line(&format!("{}: engine I/O: missing {m}", inst.name));
+        }
+        inst.engine_io_missing = missing;
+    }
+    ctx.engine_io = started.engine_io;
 }
 
 /// Start the plan's capture, if it has one, on the devices under the target.

@@ -17,6 +17,7 @@ use crate::console::interval_line;
 use crate::metrics::Recorded;
 use crate::metrics::rebuild::PhaseHistograms;
 use crate::metrics::summary::{MeanOfInstances, Summary};
+use crate::results::engine_io::{ClosedSpan, EngineIoRow};
 use crate::results::phase::{InstancePhase, PhaseReport, SeriesRow};
 use crate::results::steady::SteadyOutcome;
 use crate::results::telemetry::{PhaseTelemetry, TelemetryRow};
@@ -97,7 +98,9 @@ pub async fn run_phases(
         let mut stop = sampled.stop;
         let mut closed = close_phase(plan, phase, kinds, &sampled.totals, sampled.series, timing);
         let paced = plan.db.workload.rate.is_some();
-        add_telemetry(phase, &mut closed, sampled.telemetry, paced, ctx);
+        let engine_io = ctx.engine_io.as_mut().map(|e| e.track.close());
+        add_telemetry(&mut closed, sampled.telemetry, paced, ctx);
+        add_engine_io(phase, &mut closed, engine_io, ctx);
         if let Some(track) = sampled.steady
             && add_steady(phase, &mut closed, track, ctx)
         {
@@ -118,10 +121,8 @@ pub async fn run_phases(
     Ending::Complete
 }
 
-/// The phase's telemetry and its verdict (printed for a recorded phase), when the run has a
-/// probe.
+/// The phase's telemetry and its verdict, when the run has a probe.
 fn add_telemetry(
-    phase: &PlanPhase,
     closed: &mut PhaseReport,
     rows: Vec<TelemetryRow>,
     paced: bool,
@@ -130,12 +131,31 @@ fn add_telemetry(
     if ctx.telemetry.probe().is_none() {
         return;
     }
-    let t = PhaseTelemetry::close(rows, &closed.summary, paced);
-    if phase.record {
+    closed.telemetry = Some(PhaseTelemetry::close(rows, &closed.summary, paced));
+}
+
+/// The phase's engine I/O figures (when sampled): a drive-bound verdict gets the I/O class
+/// they name. Then the verdict line, printed for a recorded phase.
+fn add_engine_io(
+    phase: &PlanPhase,
+    closed: &mut PhaseReport,
+    span: Option<ClosedSpan>,
+    ctx: &RunCtx<'_>,
+) {
+    if let Some(span) = span {
+        if let (Some(t), Some(total), Some(work)) = (
+            closed.telemetry.as_mut(),
+            span.engine_io.total.as_ref(),
+            span.total_work,
+        ) {
+            t.name_class(total, work);
+        }
+        closed.engine_io = Some(span.engine_io);
+    }
+    if let (true, Some(t)) = (phase.record, &closed.telemetry) {
         ctx.console
             .line(&format!("{}: {}", phase.name, t.verdict_line()));
     }
-    closed.telemetry = Some(t);
 }
 
 /// An `until = "steady"` phase's report, printed; whether it reached steady state (and so
@@ -162,6 +182,9 @@ async fn start_clock(fleet: &mut Fleet, ctx: &mut RunCtx<'_>) -> Result<Instant,
     ctx.report.clock = Some(super::start_at::started(waited));
     if let Some(probe) = ctx.telemetry.probe() {
         probe.restart();
+    }
+    if let Some(e) = ctx.engine_io.as_mut() {
+        e.restart().await;
     }
     Ok(t0)
 }
@@ -203,7 +226,21 @@ async fn sample_phase(
             let name = &plan.db.instances[i].name;
             s.stop = Some(Ending::failed_on(Stage::Phases, name, stalled));
         }
-        let tx = record_interval(plan, phase, recorded, kinds, (at_s, secs), &mut s, ctx);
+        let summaries: Vec<Summary> = (recorded.iter())
+            .map(|r| Summary::from_recorded(r, kinds, secs))
+            .collect();
+        let engine_io = match ctx.engine_io.as_mut() {
+            Some(e) => e.tick(at_s, &summaries).await,
+            None => Vec::new(),
+        };
+        let interval = Interval {
+            at_s,
+            secs,
+            recorded,
+            summaries,
+            engine_io,
+        };
+        let tx = record_interval(plan, phase, interval, kinds, &mut s, ctx);
         s.last_tick = now;
         match wake {
             Wake::Cancelled => s.stop = Some(Ending::Interrupted),
@@ -221,34 +258,41 @@ async fn sample_phase(
     }
 }
 
+/// What the sampler took at a tick: seconds since the start and the interval's length, each
+/// instance's recorded figures and their summary, and its engine I/O row (none without
+/// engine I/O sampling).
+struct Interval {
+    at_s: f64,
+    secs: f64,
+    recorded: Vec<Recorded>,
+    summaries: Vec<Summary>,
+    engine_io: Vec<EngineIoRow>,
+}
+
 /// One report interval: a series row per instance (appended to series.csv), the instances'
-/// totals, and the live line. `at` is seconds since the start and the interval's length.
-/// Returns the interval's transactions, all instances.
+/// totals, and the live line. Returns the interval's transactions, all instances.
 fn record_interval(
     plan: DbPlan<'_>,
     phase: &PlanPhase,
-    recorded: Vec<Recorded>,
+    iv: Interval,
     kinds: &'static [&'static str],
-    (at_s, secs): (f64, f64),
     s: &mut Sampled,
     ctx: &mut RunCtx<'_>,
 ) -> u64 {
     let clients = plan.db.workload.clients;
     let telemetry = ctx.telemetry.probe().map(|p| p.tick());
     let mut interval_total = Recorded::new(kinds.len());
-    for (i, r) in recorded.iter().enumerate() {
-        let summary = Summary::from_recorded(r, kinds, secs);
-        let row = SeriesRow::from_summary(
-            &phase.name,
-            &plan.db.instances[i].name,
-            at_s,
-            clients,
-            &summary,
-        );
+    for (i, (r, summary)) in iv.recorded.iter().zip(&iv.summaries).enumerate() {
+        let name = &plan.db.instances[i].name;
+        let row = SeriesRow::from_summary(&phase.name, name, iv.at_s, clients, summary);
+        let engine_io = iv.engine_io.get(i);
         if let Some(live) = ctx.live {
-            live.interval(&plan.db.instances[i].name, &summary);
+            live.interval(name, summary);
+            if let Some(f) = engine_io.and_then(|e| e.figures.as_ref()) {
+                live.engine_io(name, f);
+            }
         }
-        if let Err(e) = ctx.dir.append_series(&row, telemetry.as_ref()) {
+        if let Err(e) = ctx.dir.append_series(&row, telemetry.as_ref(), engine_io) {
             s.stop.get_or_insert(Ending::failed(Stage::Results, e));
         }
         s.series.push(row);
@@ -256,22 +300,22 @@ fn record_interval(
         interval_total.merge(r);
     }
     if let Some(live) = ctx.live {
-        live.tick(at_s);
+        live.tick(iv.at_s);
         if let Some(t) = &telemetry {
             live.telemetry(t);
         }
     }
     if let Some(figures) = telemetry {
         s.telemetry.push(TelemetryRow {
-            elapsed_s: at_s,
+            elapsed_s: iv.at_s,
             figures,
         });
     }
-    let summary = Summary::from_recorded(&interval_total, kinds, secs);
+    let summary = Summary::from_recorded(&interval_total, kinds, iv.secs);
     ctx.console.line(&interval_line(
-        at_s,
+        iv.at_s,
         &phase.name,
-        recorded.len(),
+        iv.recorded.len(),
         clients,
         &summary,
     ));
@@ -347,5 +391,6 @@ fn close_phase(
         tpcc: None,
         telemetry: None,
         steady: None,
+        engine_io: None,
     }
 }

@@ -193,10 +193,11 @@ fn limits_markdown(s: &mut String, points: &[CurvePoint]) {
         let Some(t) = &p.telemetry else { continue };
         let _ = writeln!(
             s,
-            "- {}: **{}** — {}",
+            "- {}: **{}** — {}{}",
             p.label(),
-            bound_name(t.verdict.bound),
-            t.verdict.reason
+            bound_name(t.verdict.judged().bound),
+            t.verdict.judged().reason,
+            super::engine_io::class_suffix(t)
         );
         if let Some(line) = drive_line(t) {
             let _ = writeln!(s, "  - drive: {line}");

@@ -60,10 +60,8 @@ pub(crate) fn sample_curve(instances: &[&str]) -> CurveReport {
                 })
                 .collect();
             let n = per_instance.len() as f64;
-            let worst = per_instance
-                .iter()
-                .map(|i| i.figures.latency_ms.p99)
-                .fold(0.0, f64::max);
+            let p99s = per_instance.iter().map(|i| i.figures.latency_ms.p99);
+            let worst = p99s.fold(0.0, f64::max);
             CurvePoint {
                 kind,
                 pct,
@@ -75,6 +73,7 @@ pub(crate) fn sample_curve(instances: &[&str]) -> CurveReport {
                 },
                 per_instance,
                 telemetry: None,
+                engine_io: None,
             }
         })
         .collect();

@@ -47,11 +47,15 @@ pub fn page(r: &RunReport) -> String {
         if let Some(t) = phase.telemetry.as_ref().filter(|_| phase.recorded) {
             super::html_telemetry::verdict(&mut s, t);
         }
+        if phase.recorded {
+            super::engine_io::html(&mut s, phase);
+        }
     }
     if r.phases.is_empty() && r.plan.database.is_some() {
         s.push_str("<p>No phase was measured.</p>");
     }
     super::server_settings::html(&mut s, &r.instances);
+    super::engine_io::missing_html(&mut s, &r.instances);
     for sec in super::benchmark_sections(r) {
         super::table::section_html(&mut s, &sec, 2);
     }

@@ -83,10 +83,11 @@ fn limits(s: &mut String, points: &[CurvePoint]) {
         let Some(t) = &p.telemetry else { continue };
         let _ = write!(
             s,
-            "<li><b>{}: {}</b> — {}",
+            "<li><b>{}: {}</b> — {}{}",
             escape(&p.label()),
-            bound_name(t.verdict.bound),
-            escape(&t.verdict.reason)
+            bound_name(t.verdict.judged().bound),
+            escape(&t.verdict.judged().reason),
+            escape(&super::engine_io::class_suffix(t))
         );
         for line in [drive_line(t), host_line(&t.summary)].into_iter().flatten() {
             let _ = write!(s, "<br>{}", escape(&line));

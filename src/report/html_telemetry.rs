@@ -13,12 +13,13 @@ use drivebench_system::telemetry::IntervalTelemetry;
 
 /// The verdict of a recorded phase, as a short block.
 pub(super) fn verdict(s: &mut String, t: &PhaseTelemetry) {
-    let v = &t.verdict;
+    let v = t.verdict.judged();
     let _ = write!(
         s,
-        "<p><b>What limited it: {}</b> — {}</p>",
+        "<p><b>What limited it: {}</b> — {}{}</p>",
         bound_name(v.bound),
-        escape(&v.reason)
+        escape(&v.reason),
+        escape(&super::engine_io::class_suffix(t))
     );
     super::table::html(s, &super::telemetry::deciding(t));
     s.push_str("<ul>");

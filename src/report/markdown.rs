@@ -34,6 +34,9 @@ pub fn summary(r: &RunReport) -> String {
         if let Some(t) = &phase.telemetry {
             super::telemetry::markdown(&mut s, t);
         }
+        if phase.recorded {
+            super::engine_io::markdown(&mut s, phase);
+        }
     }
     if r.phases.is_empty() && p.database.is_some() {
         let _ = writeln!(s, "\nNo phase was measured.");
@@ -42,6 +45,7 @@ pub fn summary(r: &RunReport) -> String {
         super::merge::markdown::markdown(&mut s, m);
     }
     super::server_settings::markdown(&mut s, &r.instances);
+    super::engine_io::missing_markdown(&mut s, &r.instances);
     for sec in super::benchmark_sections(r) {
         super::table::section_markdown(&mut s, &sec, 2);
     }

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod curves;
 #[cfg(test)]
 mod curves_tests;
+pub mod engine_io;
 pub mod html;
 mod html_curves;
 mod html_telemetry;
@@ -26,6 +27,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::results::engine_io::EngineIoRow;
 use crate::results::phase::{PhaseReport, SeriesRow};
 use crate::results::{ReadError, RunReport, read_result};
 use drivebench_core::table::{Column, Table};
@@ -229,9 +231,11 @@ impl RunDir {
         &mut self,
         row: &SeriesRow,
         telemetry: Option<&IntervalTelemetry>,
+        engine_io: Option<&EngineIoRow>,
     ) -> Result<(), OutputError> {
         let p = self.path.join(SERIES_FILE);
-        writeln!(self.series, "{}", series_line(row, telemetry)).map_err(out_err(&p))?;
+        let line = series_line(row, telemetry, engine_io);
+        writeln!(self.series, "{line}").map_err(out_err(&p))?;
         self.series.flush().map_err(out_err(&p))
     }
 
@@ -247,21 +251,28 @@ impl RunDir {
     }
 }
 
-/// series.csv's header: the interval's figures, then the telemetry columns.
+/// series.csv's header: the interval's figures, the telemetry columns, then the instance's
+/// engine I/O columns.
 pub fn series_header() -> String {
     format!(
-        "{},{}",
+        "{},{},{}",
         SeriesRow::CSV_HEADER,
-        IntervalTelemetry::csv_header()
+        IntervalTelemetry::csv_header(),
+        engine_io::csv_header()
     )
 }
 
-fn series_line(row: &SeriesRow, telemetry: Option<&IntervalTelemetry>) -> String {
+fn series_line(
+    row: &SeriesRow,
+    telemetry: Option<&IntervalTelemetry>,
+    engine_io: Option<&EngineIoRow>,
+) -> String {
     let cells = match telemetry {
         Some(t) => t.csv_fields(),
         None => ",".repeat(IntervalTelemetry::csv_header().matches(',').count()),
     };
-    format!("{},{cells}", row.csv_line())
+    let engine = engine_io::csv_fields(engine_io);
+    format!("{},{cells},{engine}", row.csv_line())
 }
 
 /// Held while result.json is written, so an abort never interleaves with a write.
@@ -334,9 +345,15 @@ pub fn regenerate(dir: &Path) -> Result<RunReport, RegenerateError> {
             .flat_map(|t| &t.series)
             .map(|t| (t.elapsed_s.to_bits(), &t.figures))
             .collect();
+        let engine_at = |row: &SeriesRow| {
+            let rows = phase.engine_io.iter().flat_map(|e| &e.series);
+            rows.into_iter().find(|e| {
+                e.elapsed_s.to_bits() == row.elapsed_s.to_bits() && e.instance == row.instance
+            })
+        };
         for row in &phase.series {
             let telemetry = at.get(&row.elapsed_s.to_bits()).copied();
-            csv.push_str(&series_line(row, telemetry));
+            csv.push_str(&series_line(row, telemetry, engine_at(row)));
             csv.push('\n');
         }
     }

@@ -90,6 +90,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             prebuilt: None,
+            engine_io_missing: Vec::new(),
         }
     }
 

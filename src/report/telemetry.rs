@@ -9,12 +9,13 @@ use drivebench_system::telemetry::IntervalTelemetry;
 /// drive's figures and per transaction, the host's CPU.
 pub fn markdown(s: &mut String, t: &PhaseTelemetry) {
     use std::fmt::Write;
-    let v = &t.verdict;
+    let v = t.verdict.judged();
     let _ = writeln!(
         s,
-        "\nWhat limited it: **{}** — {}\n",
+        "\nWhat limited it: **{}** — {}{}\n",
         bound_name(v.bound),
-        v.reason
+        v.reason,
+        super::engine_io::class_suffix(t)
     );
     super::table::markdown(s, &deciding(t));
     let _ = writeln!(s);
@@ -33,7 +34,7 @@ pub fn deciding(t: &PhaseTelemetry) -> Table {
         Column::right("value"),
         Column::right("threshold"),
     ]);
-    for f in &t.verdict.deciding {
+    for f in &t.verdict.judged().deciding {
         let limit = f
             .threshold
             .map_or("-".into(), |x| format!("{x:.1} {}", f.unit));

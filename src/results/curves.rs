@@ -147,6 +147,9 @@ pub struct CurvePoint {
     /// What the drive and the host did over the measured span, and what limited the point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<super::telemetry::PhaseTelemetry>,
+    /// The engines' own I/O figures over the measured span, per instance and in total.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_io: Option<super::engine_io::SpanEngineIo>,
 }
 
 impl CurvePoint {

@@ -61,6 +61,9 @@ pub struct HostPhase {
     pub tpmc: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nopm: Option<f64>,
+    /// Its engines' own I/O figures over the phase (all its instances), when sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_io: Option<drivebench_core::engine_io::EngineIoFigures>,
 }
 
-pub const RULES: &str = "TPS and TPC-C tpmC/NOPM: the hosts' figures summed; latency: percentiles of the hosts' histograms merged; counts summed; series rows moved onto the earliest host's clock and rounded to the report interval; load curves and sweeps are kept per host.";
+pub const RULES: &str = "TPS and TPC-C tpmC/NOPM: the hosts' figures summed; latency: percentiles of the hosts' histograms merged; counts summed; series rows moved onto the earliest host's clock and rounded to the report interval; engine I/O: per host as measured, in total rates summed and ratios weighted by transactions; load curves and sweeps are kept per host.";

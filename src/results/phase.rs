@@ -1,6 +1,7 @@
 //! A phase as result.json keeps it: its summary over every instance and per instance, its
 //! histogram, one series row per report interval and instance, and what the phase-closing
-//! computations add (TPC-C figures, telemetry, the steady-state rounds).
+//! computations add (TPC-C figures, telemetry, the engines' I/O figures, the steady-state
+//! rounds).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,10 @@ pub struct PhaseReport {
     /// A phase with `until = "steady"`: its rounds and whether it became steady.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<crate::results::steady::PhaseSteadyReport>,
+    /// The engines' own I/O figures (log flushes, data reads, background writes) per
+    /// instance, in total and per report interval; absent without telemetry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_io: Option<crate::results::engine_io::SpanEngineIo>,
 }
 
 impl PhaseReport {

@@ -124,6 +124,10 @@ pub struct InstanceReport {
     /// The copy from `prebuilt_dir` this instance's data came from, if any.
     #[serde(default)]
     pub prebuilt: Option<CopyReport>,
+    /// What its engine could not tell of its own I/O (a view, a setting, a right), as the
+    /// first reading found; absent when it told everything or was not sampled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_io_missing: Vec<String>,
 }
 
 /// One instance's copy from the pre-built directory.

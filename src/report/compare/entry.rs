@@ -34,9 +34,10 @@ pub struct RunEntry {
     pub curve: Option<CurveFigures>,
     /// Whether the run has a recorded database phase and is ranked (a sweep-only run is not).
     pub ranked: bool,
-    /// What limited the compared phase, when the run has telemetry.
+    /// What limited the compared phase, when the run has telemetry; a drive-bound one with
+    /// the I/O class the engines' figures named.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<drivebench_system::telemetry::Verdict>,
+    pub verdict: Option<crate::results::telemetry::PhaseVerdict>,
     /// Total TPS per report interval of the phase (the samples of the significance test).
     #[serde(skip)]
     pub interval_tps: Vec<f64>,

@@ -48,6 +48,7 @@ pub fn page(c: &Comparison) -> String {
         );
     }
     s.push_str("</table>");
+    limits(&mut s, c);
     for why in &c.incomparable {
         let _ = write!(
             s,
@@ -95,6 +96,14 @@ pub fn page(c: &Comparison) -> String {
 
 /// Every ranked run's TPS per report interval on one chart, and what "vs above" means
 /// (nothing when no run is ranked).
+/// What limited each run, and the I/O class of a drive-bound one.
+fn limits(s: &mut String, c: &Comparison) {
+    if let Some(t) = c.limits() {
+        s.push_str("<p>What limited each run:</p>");
+        crate::report::table::html(s, &t);
+    }
+}
+
 fn interval_chart(s: &mut String, c: &Comparison) {
     let series: Vec<Series> = c
         .runs

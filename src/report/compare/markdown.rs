@@ -39,6 +39,10 @@ pub fn page(c: &Comparison) -> String {
             if e.complete { "yes" } else { "no (partial)" }
         );
     }
+    if let Some(t) = c.limits() {
+        s.push_str("\nWhat limited each run:\n\n");
+        crate::report::table::markdown(&mut s, &t);
+    }
     for why in &c.incomparable {
         let _ = writeln!(s, "\n**Compared with --force:** {why}");
     }

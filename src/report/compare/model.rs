@@ -11,6 +11,7 @@ use super::ranking::{Ranked, rank};
 use super::replays::ReplayComparison;
 use super::sweeps::SweepComparison;
 use crate::workload::benchmark::{Benchmark, ComparedRun};
+use drivebench_core::table::{Column, Table};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
@@ -42,7 +43,7 @@ impl Comparison {
             .iter()
             .filter(|e| e.ranked)
             .filter_map(|e| {
-                let v = e.verdict.as_ref()?;
+                let v = e.verdict.as_ref()?.judged();
                 (v.bound != drivebench_system::telemetry::Bound::DriveBound).then(|| {
                     format!(
                         "{}: {} — {}",
@@ -53,6 +54,32 @@ impl Comparison {
                 })
             })
             .collect()
+    }
+}
+
+impl Comparison {
+    /// What limited each run's compared phase and, for a drive-bound one, the I/O class with
+    /// the figures that decided it; None when no run has telemetry.
+    pub fn limits(&self) -> Option<Table> {
+        if self.runs.iter().all(|e| e.verdict.is_none()) {
+            return None;
+        }
+        let mut t = Table::new(vec![
+            Column::left("run"),
+            Column::left("limited by"),
+            Column::left("I/O class"),
+            Column::left("deciding figures"),
+        ]);
+        for e in &self.runs {
+            let Some(v) = &e.verdict else { continue };
+            let bound = crate::results::telemetry::bound_name(v.judged().bound);
+            let (class, figures) = match v.class() {
+                Some(c) => (c.class.label().to_string(), c.text.clone()),
+                None => ("-".to_string(), "-".to_string()),
+            };
+            t.row(vec![e.label.clone(), bound.to_string(), class, figures]);
+        }
+        Some(t)
     }
 }
 

@@ -54,5 +54,39 @@ pub fn markdown(s: &mut String, m: &MergeReport) {
             ]);
         }
         crate::report::table::markdown(s, &t);
+        engine_io(s, p);
     }
+}
+
+/// A phase's engine I/O per host, when the hosts sampled it.
+fn engine_io(s: &mut String, p: &crate::results::merge::MergedPhase) {
+    if p.hosts.iter().all(|h| h.engine_io.is_none()) {
+        return;
+    }
+    let heads = [
+        "log flushes/s",
+        "per commit",
+        "flush ms",
+        "data reads/s",
+        "per txn",
+        "read ms",
+        "bg write MiB/s",
+    ];
+    let mut t = Table::figures("host", &heads);
+    let opt = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2}"));
+    for h in &p.hosts {
+        let Some(f) = &h.engine_io else { continue };
+        t.row(vec![
+            h.label.clone(),
+            opt(f.log_flushes_per_s),
+            opt(f.log_flushes_per_commit),
+            opt(f.log_flush_ms),
+            opt(f.data_reads_per_s),
+            opt(f.data_reads_per_txn),
+            opt(f.data_read_ms),
+            opt(f.background_write_mib_s),
+        ]);
+    }
+    let _ = writeln!(s, "\nEngine I/O of {} per host:\n", p.phase);
+    crate::report::table::markdown(s, &t);
 }

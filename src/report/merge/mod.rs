@@ -2,11 +2,13 @@
 //! hosts' instances rebuilt from their histograms and merged, so latency percentiles are those
 //! of one histogram of every transaction (never a mean of percentiles); TPS is the hosts' TPS
 //! summed; series rows moved onto one clock; the benchmark's own figures merged by the
-//! benchmark (TPC-C's tpmC and NOPM summed) and every host's checks listed. The reviews' mean of per-instance figures stays, labelled, beside them.
+//! benchmark (TPC-C's tpmC and NOPM summed) and every host's checks listed; the engines' I/O
+//! figures per host, their rates summed in total. The reviews' mean of per-instance figures stays, labelled, beside them.
 //! Load curves and sweeps are kept per host, not merged.
 
 pub mod markdown;
 
+use crate::results::engine_io::{EngineIoRow, InstanceEngineIo, SpanEngineIo, merged_total};
 use crate::results::merge::{HostPhase, MergeReport, MergedHost, MergedPhase, RULES};
 
 use crate::metrics::Recorded;
@@ -257,10 +259,7 @@ fn merge_phase(
         .filter_map(|(h, s)| Some((h, find_phase(h, name)?, *s)))
         .collect();
     let base = parts[0].1;
-    let kinds: Vec<&str> = base
-        .summary
-        .per_kind
-        .iter()
+    let kinds: Vec<&str> = (base.summary.per_kind.iter())
         .map(|k| k.kind.as_str())
         .collect();
     let mut all = Recorded::new(kinds.len());
@@ -288,6 +287,7 @@ fn merge_phase(
             latency_p99_ms: p.summary.latency_ms.p99,
             tpmc: p.figures().tpmc(),
             nopm: p.figures().nopm(),
+            engine_io: p.engine_io.as_ref().and_then(|e| e.total.clone()),
         });
     }
     series.sort_by(|a, b| a.elapsed_s.total_cmp(&b.elapsed_s));
@@ -311,6 +311,7 @@ fn merge_phase(
         histogram: drivebench_core::histogram::encode(&all.response_total()),
         telemetry: None,
         steady: None,
+        engine_io: merged_engine_io(&parts, interval_s),
         summary,
         per_instance,
         series,
@@ -323,6 +324,37 @@ fn merge_phase(
         hosts: rows,
     };
     Ok((phase, merged))
+}
+
+/// The hosts' engine I/O of a phase: every host's instances (prefixed) and interval rows on
+/// the earliest host's clock, the total summed; None unless every host sampled it.
+fn merged_engine_io(
+    parts: &[(&HostRun, &PhaseReport, f64)],
+    interval_s: f64,
+) -> Option<SpanEngineIo> {
+    let mut per_instance = Vec::new();
+    let mut series = Vec::new();
+    let mut totals = Vec::new();
+    for &(h, p, shift) in parts {
+        let io = p.engine_io.as_ref()?;
+        per_instance.extend(io.per_instance.iter().map(|i| InstanceEngineIo {
+            instance: prefixed(&h.label, &i.instance),
+            figures: i.figures.clone(),
+        }));
+        series.extend(io.series.iter().map(|row| EngineIoRow {
+            instance: prefixed(&h.label, &row.instance),
+            elapsed_s: ((row.elapsed_s + shift) / interval_s).round() * interval_s,
+            ..row.clone()
+        }));
+        totals.push((io.total.as_ref(), p.summary.transactions));
+    }
+    series.sort_by(|a, b| a.elapsed_s.total_cmp(&b.elapsed_s));
+    let total: Option<Vec<_>> = totals.into_iter().map(|(t, n)| Some((t?, n))).collect();
+    Some(SpanEngineIo {
+        per_instance,
+        total: total.map(|t| merged_total(&t)),
+        series,
+    })
 }
 
 /// An instance's phase rebuilt from its summary and histograms.
