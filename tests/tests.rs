@@ -19,6 +19,7 @@ mod corrupt_results;
 mod curve;
 mod curve_mariadb;
 mod docs;
+mod engine_io;
 mod faults;
 mod faults_net;
 mod io_engine;

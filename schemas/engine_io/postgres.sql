@@ -84,8 +84,8 @@ UNION ALL SELECT 'data_write_bytes',
        (SELECT coalesce(sum(writes), 0) AS writes FROM pg_stat_io
         WHERE backend_type = 'client backend' AND object = 'relation') AS io;
 
--- How far the WAL has gone past the last checkpoint's redo point (pg_control_checkpoint may
--- be called by superusers and the roles granted it only).
+-- How far the WAL has gone past the last checkpoint's redo point (a standby in recovery has
+-- no current WAL position: the query fails there, named in missing).
 
 -- name: checkpoint_age
 SELECT 'checkpoint_age_bytes' AS counter,
