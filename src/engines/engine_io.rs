@@ -40,8 +40,15 @@ pub fn statements(dialect: Dialect) -> Result<Statements, NoStatements> {
 
 /// Prepared once per sampling session: each query's id, in the file's order.
 pub struct Reader {
-    queries: Vec<(String, Result<super::StmtId, String>)>,
+    queries: Vec<(String, Query)>,
     rows: Rows,
+}
+
+/// One query of the file on this session.
+enum Query {
+    Ready(super::StmtId),
+    /// It did not prepare, nor did its fallback: the engine's words, for every reading's note.
+    Missing(String),
 }
 
 impl Reader {
@@ -53,20 +60,23 @@ impl Reader {
             if name.strip_suffix(FALLBACK).is_some_and(|base| st.has(base)) {
                 continue;
             }
-            let mut id = s
-                .prepare(&st.render(name, &[]))
-                .await
-                .map_err(|e| one_line(&e));
+            let why = match s.prepare(&st.render(name, &[])).await {
+                Ok(id) => {
+                    queries.push((name.to_string(), Query::Ready(id)));
+                    continue;
+                }
+                Err(e) => one_line(&e),
+            };
             let fallback = format!("{name}{FALLBACK}");
-            if let Err(why) = &id
-                && st.has(&fallback)
-            {
-                id = match s.prepare(&st.render(&fallback, &[])).await {
-                    Ok(id) => Ok(id),
-                    Err(e) => Err(format!("{why}; {fallback}: {}", one_line(&e))),
-                };
-            }
-            queries.push((name.to_string(), id));
+            let query = if !st.has(&fallback) {
+                Query::Missing(why)
+            } else {
+                match s.prepare(&st.render(&fallback, &[])).await {
+                    Ok(id) => Query::Ready(id),
+                    Err(e) => Query::Missing(format!("{why}; {fallback}: {}", one_line(&e))),
+                }
+            };
+            queries.push((name.to_string(), query));
         }
         Reader {
             queries,
@@ -77,10 +87,10 @@ impl Reader {
     /// One reading: every query run, its rows added up; a failing one named in `missing`.
     pub async fn read<S: Session>(&mut self, s: &mut S) -> EngineIoReading {
         let mut reading = EngineIoReading::default();
-        for (name, id) in &self.queries {
-            let id = match id {
-                Ok(id) => *id,
-                Err(why) => {
+        for (name, query) in &self.queries {
+            let id = match query {
+                Query::Ready(id) => *id,
+                Query::Missing(why) => {
                     reading.missing.push(format!("{name}: {why}"));
                     continue;
                 }

@@ -497,3 +497,102 @@ mod tests {
         );
     }
 }
+
+/// What counting costs: the same work through the default VFS and through ours, in
+/// alternating pairs (run by hand: `cargo test --release --lib vfs::cost -- --ignored
+/// --nocapture`). Two loads: point reads through a 10-page cache, every read a file read (the
+/// worst case: the most calls per unit of work), and single-row commits in WAL mode with
+/// synchronous = full (a sync per commit).
+#[cfg(test)]
+mod cost {
+    use rusqlite::{Connection, OpenFlags};
+    use std::time::{Duration, Instant};
+
+    const ROWS: i64 = 20_000;
+    const PAIRS: usize = 5;
+
+    fn open(path: &std::path::Path, counted: bool) -> Connection {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
+        let conn = if counted {
+            Connection::open_with_flags_and_vfs(path, flags, super::register().unwrap())
+        } else {
+            Connection::open_with_flags(path, flags)
+        };
+        let conn = conn.unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode = wal; PRAGMA synchronous = full; PRAGMA cache_size = 10",
+        )
+        .unwrap();
+        conn
+    }
+
+    /// Operations per CPU-second of this thread (the machine's other load moves wall time,
+    /// much less a thread's own CPU time) over `secs` seconds of `work`.
+    fn rate(secs: f64, mut work: impl FnMut(i64)) -> f64 {
+        use rustix::time::{ClockId, clock_gettime};
+        let cpu = || {
+            let t = clock_gettime(ClockId::ThreadCPUTime);
+            t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+        };
+        let (start, cpu0, mut n) = (Instant::now(), cpu(), 0);
+        while start.elapsed() < Duration::from_secs_f64(secs) {
+            work(n);
+            n += 1;
+        }
+        n as f64 / (cpu() - cpu0)
+    }
+
+    #[test]
+    #[ignore = "a measurement, run by hand"]
+    fn cost() {
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+        let path = dir.path().join("cost.db");
+        open(&path, false)
+            .execute_batch(&format!(
+                "CREATE TABLE t (id INTEGER PRIMARY KEY, c TEXT);
+                 INSERT INTO t SELECT value, printf('%.120c', 'x') FROM generate_series(1, {ROWS});"
+            ))
+            .or_else(|_| {
+                let c = open(&path, false);
+                c.execute_batch("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, c TEXT)")?;
+                let tx = c.unchecked_transaction()?;
+                for i in 1..=ROWS {
+                    tx.execute("INSERT INTO t VALUES (?1, printf('%.120c', 'x'))", [i])?;
+                }
+                tx.commit()
+            })
+            .unwrap();
+        for (load, secs) in [("point reads", 3.0), ("commits", 3.0)] {
+            let mut ratios = Vec::new();
+            for pair in 0..PAIRS {
+                let mut one = |counted: bool| {
+                    let c = open(&path, counted);
+                    let mut sel = c.prepare("SELECT c FROM t WHERE id = ?1").unwrap();
+                    let mut upd = c.prepare("UPDATE t SET c = c WHERE id = ?1").unwrap();
+                    rate(secs, |n| {
+                        let id = (n * 7919) % ROWS + 1;
+                        if load == "commits" {
+                            upd.execute([id]).unwrap();
+                        } else {
+                            sel.query_row([id], |r| r.get::<_, String>(0)).unwrap();
+                        }
+                    })
+                };
+                let (with, without) = if pair % 2 == 0 {
+                    let w = one(true);
+                    (w, one(false))
+                } else {
+                    let wo = one(false);
+                    (one(true), wo)
+                };
+                println!("{load}: counted {with:.0}/CPU-s, default VFS {without:.0}/CPU-s");
+                ratios.push(with / without);
+            }
+            ratios.sort_by(f64::total_cmp);
+            println!(
+                "{load}: ratios {ratios:.4?}, median {:.4}",
+                ratios[PAIRS / 2]
+            );
+        }
+    }
+}
