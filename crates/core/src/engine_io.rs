@@ -15,11 +15,18 @@
 //!    transaction times the drive's await for that kind of request. The larger decides, if it
 //!    is at least [`MIN_CLASS_MS_PER_TXN`] and at least [`MIN_CLASS_SHARE_PCT`] of the
 //!    transaction latency.
-//! 2. **background writes** (checkpoints, page cleaners, the background writer) when neither
+//! 2. **by elimination**, when neither foreground class was timed by the engine (so rule 1
+//!    priced them at the drive's await, which does not show a delay the kernel adds above the
+//!    device, such as a cgroup's throttle): the one foreground class the transactions issue
+//!    decides. Log flushes when there are at least [`MIN_ELIMINATION_PER_TXN`] per commit and
+//!    fewer data reads than that per transaction; data reads when there are at least that many
+//!    per transaction and fewer log flushes than that per commit (a read-only workload flushes
+//!    none). The text says that the class was found by elimination, untimed.
+//! 3. **background writes** (checkpoints, page cleaners, the background writer) when neither
 //!    foreground class decides and the engine wrote at least [`MIN_BACKGROUND_MIB_S`] in the
 //!    background, or its clients waited for free pages: the drive is busy with writes no
 //!    transaction waits for directly, and they slow the reads and flushes that are waited for.
-//! 3. none otherwise: the interval's engine figures do not say which class.
+//! 4. none otherwise: the interval's engine figures do not say which class.
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +37,10 @@ pub const MIN_CLASS_MS_PER_TXN: f64 = 0.05;
 /// Share of the mean transaction latency, %, a foreground class must reach to decide: a tenth
 /// of the time waiting on one class is what a faster drive for that class would give back.
 pub const MIN_CLASS_SHARE_PCT: f64 = 10.0;
+
+/// Requests per commit (log flushes) or per transaction (data reads) from which a foreground
+/// class counts as issued, for rule 2: below it the transactions hardly issue that class.
+pub const MIN_ELIMINATION_PER_TXN: f64 = 0.1;
 
 /// Background write rate, MiB/s, from which background writes can decide.
 pub const MIN_BACKGROUND_MIB_S: f64 = 1.0;
@@ -64,12 +75,18 @@ pub struct EngineIoCounters {
     /// Gauges at the instant: I/Os the engine has pending, and how far its checkpoint lags.
     pub pending_io: Option<u64>,
     pub checkpoint_age_bytes: Option<u64>,
+    /// Time sessions spent waiting for log flushes (SQL Server's WRITELOG waits), µs: where an
+    /// engine counts it, the transactions' own wait, which `log_flush_us` (the device's time,
+    /// shared by a group commit) only approximates.
+    pub log_wait_us: Option<u64>,
+    /// Time sessions spent waiting for data pages to be read (PAGEIOLATCH waits), µs.
+    pub data_read_wait_us: Option<u64>,
 }
 
 impl EngineIoCounters {
     /// The counters by the names the engines' queries give them (the field names); the engine
     /// readers map each row `(name, value)` through this.
-    pub const NAMES: [&'static str; 16] = [
+    pub const NAMES: [&'static str; 18] = [
         "log_writes",
         "log_bytes",
         "log_flushes",
@@ -86,6 +103,8 @@ impl EngineIoCounters {
         "free_page_waits",
         "pending_io",
         "checkpoint_age_bytes",
+        "log_wait_us",
+        "data_read_wait_us",
     ];
 
     /// Add `value` to the counter `name` (several rows may add to one: two files, two views);
@@ -116,6 +135,8 @@ impl EngineIoCounters {
             "free_page_waits" => &mut self.free_page_waits,
             "pending_io" => &mut self.pending_io,
             "checkpoint_age_bytes" => &mut self.checkpoint_age_bytes,
+            "log_wait_us" => &mut self.log_wait_us,
+            "data_read_wait_us" => &mut self.data_read_wait_us,
             _ => return None,
         })
     }
@@ -188,9 +209,11 @@ pub struct EngineIoFigures {
     /// Gauges at the interval's end.
     pub pending_io: Option<u64>,
     pub checkpoint_age_mib: Option<f64>,
-    /// Share of the clients' transaction time the engine spent in log flushes, %.
+    /// Share of the clients' transaction time the engine spent in log flushes, %: the
+    /// sessions' waits where the engine counts them, else the flushes' time.
     pub log_wait_share_pct: Option<f64>,
-    /// Share of the clients' transaction time the engine spent reading data pages, %.
+    /// Share of the clients' transaction time the engine spent reading data pages, %: the
+    /// sessions' waits where the engine counts them, else the reads' time.
     pub data_read_wait_share_pct: Option<f64>,
 }
 
@@ -198,6 +221,11 @@ const MIB: f64 = 1024.0 * 1024.0;
 
 fn delta(a: Option<u64>, b: Option<u64>) -> Option<f64> {
     Some(b?.checked_sub(a?)? as f64)
+}
+
+/// A wait counter's delta in ms.
+fn waited(us: Option<f64>) -> Option<f64> {
+    us.map(|us| us / 1000.0)
 }
 
 fn ratio(n: Option<f64>, d: f64) -> Option<f64> {
@@ -239,8 +267,8 @@ impl EngineIoFigures {
             free_page_waits_per_s: ratio(d(|c| c.free_page_waits), secs),
             pending_io: after.pending_io,
             checkpoint_age_mib: after.checkpoint_age_bytes.map(|b| b as f64 / MIB),
-            log_wait_share_pct: share(flush_ms),
-            data_read_wait_share_pct: share(read_ms),
+            log_wait_share_pct: share(waited(d(|c| c.log_wait_us)).or(flush_ms)),
+            data_read_wait_share_pct: share(waited(d(|c| c.data_read_wait_us)).or(read_ms)),
         }
     }
 }
@@ -354,12 +382,18 @@ fn foreground(fg: Foreground, work: &ClientWork) -> Option<ClassJudgement> {
     Some(ClassJudgement {
         class: fg.class,
         text: format!(
-            "{}: {:.2} {} at {:.2} ms ({source}), {:.0} % of the transaction time",
+            "{}: {:.2} {} at {:.2} ms ({source}), {:.0} % of the transaction time{}",
             fg.class.label(),
             fg.count,
             fg.count_unit,
             fg.latency_ms,
-            share
+            share,
+            if share > 100.0 {
+                " (over 100 %: the engine also counts requests no transaction waited for, \
+                 such as read-ahead)"
+            } else {
+                ""
+            }
         ),
         deciding: vec![
             figure(count_name, fg.count, None, fg.count_unit),
@@ -408,12 +442,64 @@ pub fn classify(
     drive: DriveAwait,
 ) -> Option<ClassJudgement> {
     let candidates = [log_flushes(f, &work, drive), data_reads(f, drive)];
+    let timed = candidates.iter().flatten().any(|c| c.engine_timed);
     let top = candidates
         .into_iter()
         .flatten()
         .max_by(|a, b| a.ms_per_txn.total_cmp(&b.ms_per_txn));
     top.and_then(|fg| foreground(fg, &work))
+        .or_else(|| (!timed).then(|| by_elimination(f)).flatten())
         .or_else(|| background(f))
+}
+
+/// Rule 2: the one foreground class the transactions issue, untimed.
+fn by_elimination(f: &EngineIoFigures) -> Option<ClassJudgement> {
+    let flushes = f.log_flushes_per_commit.unwrap_or(0.0);
+    let reads = f.data_reads_per_txn.unwrap_or(0.0);
+    let (class, count, unit, name) = match (
+        flushes >= MIN_ELIMINATION_PER_TXN,
+        reads >= MIN_ELIMINATION_PER_TXN,
+    ) {
+        (true, false) => (
+            IoClass::LogFlushes,
+            flushes,
+            "per commit",
+            "log_flushes_per_commit",
+        ),
+        (false, true) => (
+            IoClass::DataReads,
+            reads,
+            "per transaction",
+            "data_reads_per_txn",
+        ),
+        _ => return None,
+    };
+    let other = match class {
+        IoClass::LogFlushes => figure(
+            "data_reads_per_txn",
+            reads,
+            Some(MIN_ELIMINATION_PER_TXN),
+            "per transaction",
+        ),
+        _ => figure(
+            "log_flushes_per_commit",
+            flushes,
+            Some(MIN_ELIMINATION_PER_TXN),
+            "per commit",
+        ),
+    };
+    Some(ClassJudgement {
+        class,
+        text: format!(
+            "{}: {count:.2} {unit}, the transactions' only drive I/O (by elimination: the \
+             engine does not time it)",
+            class.label()
+        ),
+        deciding: vec![
+            figure(name, count, Some(MIN_ELIMINATION_PER_TXN), unit),
+            other,
+        ],
+    })
 }
 
 #[cfg(test)]
@@ -472,6 +558,31 @@ mod tests {
         assert_eq!(f.buffer_hit_pct, Some(90.0));
         assert!((f.log_wait_share_pct.unwrap() - 48.96).abs() < 1e-9);
         assert_eq!(f.background_write_mib_s, None);
+    }
+
+    #[test]
+    fn sessions_waits_where_counted_give_the_shares() {
+        let a = counters(0, 0, 0, 0);
+        let mut b = counters(1_000, 4_000_000, 100, 1_000_000);
+        b.log_wait_us = Some(2_000_000);
+        let mut a2 = a.clone();
+        a2.log_wait_us = Some(0);
+        let w = work(1_000, 1_000, 10.0);
+        assert!(
+            (EngineIoFigures::between(&a, &b, w)
+                .log_wait_share_pct
+                .unwrap()
+                - 40.0)
+                .abs()
+                < 1e-9
+        );
+        let f = EngineIoFigures::between(&a2, &b, w);
+        assert!(
+            (f.log_wait_share_pct.unwrap() - 20.0).abs() < 1e-9,
+            "the waits, not the flushes"
+        );
+        assert!((f.data_read_wait_share_pct.unwrap() - 10.0).abs() < 1e-9);
+        assert!(a2.clone().add("data_read_wait_us", 5) && !a2.add("data_read_wait", 5));
     }
 
     #[test]
@@ -541,7 +652,43 @@ mod tests {
         let j = classify(&f, w, drive).unwrap();
         assert_eq!(j.class, IoClass::LogFlushes);
         assert!(j.text.contains("at the drive's await"), "{}", j.text);
-        assert_eq!(classify(&f, w, DriveAwait::default()), None);
+        // No await either: only elimination can tell, and says so.
+        let j = classify(&f, w, DriveAwait::default()).unwrap();
+        assert!(j.text.contains("by elimination"), "{}", j.text);
+    }
+
+    #[test]
+    fn untimed_flushes_as_the_only_foreground_io_are_log_flushes_by_elimination() {
+        let mut a = counters(0, 0, 0, 0);
+        let mut b = counters(350, 0, 1, 0);
+        for c in [&mut a, &mut b] {
+            c.log_flush_us = None;
+            c.data_read_us = None;
+        }
+        let w = work(1_000, 1_000, 50.0);
+        let f = EngineIoFigures::between(&a, &b, w);
+        // The drive's await (a throttle above the device does not show in it) prices the
+        // flushes below the thresholds: elimination decides.
+        let drive = DriveAwait {
+            read_ms: Some(0.1),
+            write_ms: Some(0.1),
+        };
+        let j = classify(&f, w, drive).unwrap();
+        assert_eq!(j.class, IoClass::LogFlushes);
+        assert!(
+            j.text
+                .starts_with("log flushes: 0.35 per commit, the transactions' only")
+        );
+        // Reads as well as flushes: elimination cannot tell.
+        let b = counters(350, 0, 500, 0);
+        let mut b = b;
+        b.log_flush_us = None;
+        b.data_read_us = None;
+        let f = EngineIoFigures::between(&a, &b, w);
+        assert_eq!(classify(&f, w, drive), None);
+        // Timed by the engine and small: no elimination.
+        let f = EngineIoFigures::between(&counters(0, 0, 0, 0), &counters(350, 1_000, 1, 0), w);
+        assert_eq!(classify(&f, w, drive), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
 use drivebench_core::config::{Invalid, KeyPath};
 
 /// Variables recorded with each instance's results.
-const KEY_VARIABLES: [&str; 9] = [
+const KEY_VARIABLES: [&str; 10] = [
     "innodb_buffer_pool_size",
     "innodb_log_file_size",
     "innodb_flush_log_at_trx_commit",
@@ -23,6 +23,7 @@ const KEY_VARIABLES: [&str; 9] = [
     "innodb_io_capacity",
     "max_connections",
     "max_prepared_stmt_count",
+    "performance_schema",
     "table_open_cache",
     "version",
 ];

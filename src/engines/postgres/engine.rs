@@ -12,7 +12,7 @@ use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
 use drivebench_core::config::{Invalid, KeyPath};
 
 /// Settings recorded with each instance's results.
-const KEY_SETTINGS: [&str; 9] = [
+const KEY_SETTINGS: [&str; 11] = [
     "shared_buffers",
     "max_wal_size",
     "synchronous_commit",
@@ -21,6 +21,8 @@ const KEY_SETTINGS: [&str; 9] = [
     "fsync",
     "full_page_writes",
     "max_connections",
+    "track_io_timing",
+    "track_wal_io_timing",
     "server_version",
 ];
 

@@ -2,9 +2,12 @@
 //! `<target>/<instance-name>/`, one connection per virtual client. Calls block, so sessions are
 //! driven from dedicated threads (`Execution::DedicatedThread`), never from async workers.
 //! SQLite has one writer at a time: its numbers measure the drive through a single-writer engine.
+//! Every connection goes through drivebench's VFS (`vfs`), which counts the database's and its
+//! log's reads, writes and syncs, answered by the SQL function `drivebench_io(name)`.
 
 mod config;
 mod engine;
+mod vfs;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -55,7 +58,9 @@ impl SqliteConnector {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(&self.path, flags).map_err(classify)?;
+        let vfs = vfs::register().map_err(|e| EngineError::fatal("SQLITE_ERROR", e.to_string()))?;
+        let conn = Connection::open_with_flags_and_vfs(&self.path, flags, vfs).map_err(classify)?;
+        io_function(&conn).map_err(classify)?;
         let c = &self.config;
         conn.busy_timeout(std::time::Duration::from_millis(c.busy_timeout_ms))
             .map_err(classify)?;
@@ -78,6 +83,20 @@ impl SqliteConnector {
         conn.set_prepared_statement_cache_capacity(self.statements_per_session.max(16));
         Ok(conn)
     }
+}
+
+/// `drivebench_io(name)` on `conn`: the VFS's counter `name` of this connection's database
+/// (`schemas/engine_io/sqlite.sql`); an unknown name is an error naming it.
+fn io_function(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    let io = vfs::counters(conn.path().unwrap_or_default());
+    conn.create_scalar_function("drivebench_io", 1, FunctionFlags::SQLITE_UTF8, move |ctx| {
+        let name = ctx.get::<String>(0)?;
+        let value = io.value(&name).ok_or_else(|| {
+            rusqlite::Error::UserFunctionError(format!("no I/O counter {name:?}").into())
+        })?;
+        Ok(i64::try_from(value).unwrap_or(i64::MAX))
+    })
 }
 
 impl Connector for SqliteConnector {

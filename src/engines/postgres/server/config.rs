@@ -111,6 +111,9 @@ pub fn render(
             "checkpoint_timeout",
             settings.checkpoint_timeout_s.map(|s| format!("{s}s")),
         ),
+        // The engine I/O figures' read and WAL sync times (schemas/engine_io/postgres.sql).
+        ("track_io_timing", Some("on".to_string())),
+        ("track_wal_io_timing", Some("on".to_string())),
     ];
     let overridden = |key: &str| settings.extra.keys().any(|k| k.eq_ignore_ascii_case(key));
     let settable = optional
@@ -236,6 +239,8 @@ max_wal_size = '4GB'
 synchronous_commit = 'off'
 wal_sync_method = 'fdatasync'
 checkpoint_timeout = '900s'
+track_io_timing = 'on'
+track_wal_io_timing = 'on'
 Max_Connections = '300'
 auto_explain.log_format = 'it''s'
 full_page_writes = 'off'
@@ -252,11 +257,10 @@ full_page_writes = 'off'
             &PostgresSettings::default(),
         );
         let text = text.unwrap();
-        assert!(
-            text.ends_with(
-                "cluster_name = 'x'\nshared_buffers = '128MB'\nmax_connections = '100'\n"
-            )
-        );
+        assert!(text.ends_with(
+            "cluster_name = 'x'\nshared_buffers = '128MB'\nmax_connections = '100'\n\
+                 track_io_timing = 'on'\ntrack_wal_io_timing = 'on'\n"
+        ));
     }
 
     #[test]
