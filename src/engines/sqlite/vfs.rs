@@ -547,25 +547,19 @@ mod cost {
     fn cost() {
         let dir = tempfile::tempdir_in("/var/tmp").unwrap();
         let path = dir.path().join("cost.db");
-        open(&path, false)
-            .execute_batch(&format!(
-                "CREATE TABLE t (id INTEGER PRIMARY KEY, c TEXT);
-                 INSERT INTO t SELECT value, printf('%.120c', 'x') FROM generate_series(1, {ROWS});"
-            ))
-            .or_else(|_| {
-                let c = open(&path, false);
-                c.execute_batch("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, c TEXT)")?;
-                let tx = c.unchecked_transaction()?;
-                for i in 1..=ROWS {
-                    tx.execute("INSERT INTO t VALUES (?1, printf('%.120c', 'x'))", [i])?;
-                }
-                tx.commit()
-            })
+        let c = open(&path, false);
+        c.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, c TEXT)")
             .unwrap();
+        let tx = c.unchecked_transaction().unwrap();
+        for i in 1..=ROWS {
+            tx.execute("INSERT INTO t VALUES (?1, printf('%.120c', 'x'))", [i])
+                .unwrap();
+        }
+        tx.commit().unwrap();
         for (load, secs) in [("point reads", 3.0), ("commits", 3.0)] {
             let mut ratios = Vec::new();
             for pair in 0..PAIRS {
-                let mut one = |counted: bool| {
+                let one = |counted: bool| {
                     let c = open(&path, counted);
                     let mut sel = c.prepare("SELECT c FROM t WHERE id = ?1").unwrap();
                     let mut upd = c.prepare("UPDATE t SET c = c WHERE id = ?1").unwrap();
