@@ -10,9 +10,10 @@
 //! The classes and the rule (the first that holds decides):
 //!
 //! 1. **log flushes** and **data reads** are foreground I/O: a transaction waits for them.
-//!    Each gets a time per transaction: the engine's own time spent in it when it times it
-//!    (log flush time, read time), divided by the transactions; otherwise its count per
-//!    transaction times the drive's await for that kind of request. The larger decides, if it
+//!    Each gets a time per transaction: its requests per transaction times the time of one
+//!    request, the engine's own mean when it times them, otherwise the drive's await for that
+//!    kind of request. A commit waits for a whole log flush even when one flush serves several
+//!    commits (group commit), so log flushes count at least one per commit. The larger decides, if it
 //!    is at least [`MIN_CLASS_MS_PER_TXN`] and at least [`MIN_CLASS_SHARE_PCT`] of the
 //!    transaction latency.
 //! 2. **by elimination**, when neither foreground class was timed by the engine (so rule 1
@@ -345,7 +346,9 @@ fn log_flushes(f: &EngineIoFigures, work: &ClientWork, drive: DriveAwait) -> Opt
         count_unit: "per commit",
         latency_ms,
         engine_timed,
-        ms_per_txn: per_commit * commits_per_txn * latency_ms,
+        // A commit waits for a whole flush even when the flush serves several commits (group
+        // commit): at least one flush's time per commit.
+        ms_per_txn: per_commit.max(1.0) * commits_per_txn * latency_ms,
     })
 }
 
