@@ -34,8 +34,9 @@ fn the_quickstart_report_is_self_contained_and_regenerated_from_result_json() {
     }
     assert_eq!(
         html.matches("<svg").count(),
-        7,
-        "two time charts, three of the drive, one of the host's CPU, one distribution"
+        8,
+        "two time charts, three of the drive, one of the host's CPU, one distribution, the \
+         engine's I/O latency beside the drive's await"
     );
     for needle in [
         "What limited it: ",

@@ -224,7 +224,8 @@ fn latency_chart(s: &mut String, phase: &PhaseReport, io: &SpanEngineIo) {
         s.push_str(
             "<p>The engines did not time their log flushes or data reads in this phase \
              (PostgreSQL: track_wal_io_timing and track_io_timing off; MariaDB: \
-             performance_schema's file instruments off): the drive's await alone.</p>",
+             performance_schema's file instruments off, and 10.8 and later never time \
+             their redo log flushes): the drive's await alone.</p>",
         );
     }
     if let Some(t) = &phase.telemetry {
