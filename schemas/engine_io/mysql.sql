@@ -14,26 +14,27 @@
 -- fallback), with no Innodb_checkpoint_age.
 
 -- name: innodb_status
-SELECT CASE VARIABLE_NAME
-         WHEN 'INNODB_LOG_WRITES' THEN 'log_writes'
-         WHEN 'INNODB_OS_LOG_WRITTEN' THEN 'log_bytes'
-         WHEN 'INNODB_OS_LOG_FSYNCS' THEN 'log_flushes'
-         WHEN 'INNODB_DATA_READS' THEN 'data_reads'
-         WHEN 'INNODB_DATA_READ' THEN 'data_read_bytes'
-         WHEN 'INNODB_BUFFER_POOL_READ_REQUESTS' THEN 'data_read_requests'
-         WHEN 'INNODB_DATA_WRITES' THEN 'data_writes'
-         WHEN 'INNODB_DATA_WRITTEN' THEN 'data_write_bytes'
-         WHEN 'INNODB_BUFFER_POOL_WAIT_FREE' THEN 'free_page_waits'
-         WHEN 'INNODB_CHECKPOINT_AGE' THEN 'checkpoint_age_bytes'
-         ELSE 'pending_io'
-       END AS counter,
-       CAST(VARIABLE_VALUE AS UNSIGNED) AS value, NULL AS why
-FROM information_schema.GLOBAL_STATUS
-WHERE VARIABLE_NAME IN ('INNODB_LOG_WRITES', 'INNODB_OS_LOG_WRITTEN', 'INNODB_OS_LOG_FSYNCS',
-  'INNODB_DATA_READS', 'INNODB_DATA_READ', 'INNODB_BUFFER_POOL_READ_REQUESTS',
-  'INNODB_DATA_WRITES', 'INNODB_DATA_WRITTEN', 'INNODB_BUFFER_POOL_WAIT_FREE',
-  'INNODB_CHECKPOINT_AGE', 'INNODB_DATA_PENDING_READS', 'INNODB_DATA_PENDING_WRITES',
-  'INNODB_DATA_PENDING_FSYNCS')
+SELECT counter, value, why FROM (
+  SELECT CASE VARIABLE_NAME
+           WHEN 'INNODB_LOG_WRITES' THEN 'log_writes'
+           WHEN 'INNODB_OS_LOG_WRITTEN' THEN 'log_bytes'
+           WHEN 'INNODB_OS_LOG_FSYNCS' THEN 'log_flushes'
+           WHEN 'INNODB_DATA_READS' THEN 'data_reads'
+           WHEN 'INNODB_DATA_READ' THEN 'data_read_bytes'
+           WHEN 'INNODB_BUFFER_POOL_READ_REQUESTS' THEN 'data_read_requests'
+           WHEN 'INNODB_DATA_WRITES' THEN 'data_writes'
+           WHEN 'INNODB_DATA_WRITTEN' THEN 'data_write_bytes'
+           WHEN 'INNODB_BUFFER_POOL_WAIT_FREE' THEN 'free_page_waits'
+           WHEN 'INNODB_CHECKPOINT_AGE' THEN 'checkpoint_age_bytes'
+           WHEN 'INNODB_DATA_PENDING_READS' THEN 'pending_io'
+           WHEN 'INNODB_DATA_PENDING_WRITES' THEN 'pending_io'
+           WHEN 'INNODB_DATA_PENDING_FSYNCS' THEN 'pending_io'
+         END AS counter,
+         CAST(VARIABLE_VALUE AS UNSIGNED) AS value, NULL AS why
+  FROM information_schema.GLOBAL_STATUS
+  WHERE VARIABLE_NAME LIKE 'INNODB%'
+) AS named
+WHERE counter IS NOT NULL
 UNION ALL
 SELECT 'background_write_bytes', CAST(VARIABLE_VALUE AS UNSIGNED), NULL
 FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DATA_WRITTEN'
@@ -50,26 +51,27 @@ FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM information_schema.GLOBAL_STATUS
                             WHERE VARIABLE_NAME = 'INNODB_OS_LOG_FSYNCS');
 
 -- name: innodb_status_fallback
-SELECT CASE UPPER(VARIABLE_NAME)
-         WHEN 'INNODB_LOG_WRITES' THEN 'log_writes'
-         WHEN 'INNODB_OS_LOG_WRITTEN' THEN 'log_bytes'
-         WHEN 'INNODB_OS_LOG_FSYNCS' THEN 'log_flushes'
-         WHEN 'INNODB_DATA_READS' THEN 'data_reads'
-         WHEN 'INNODB_DATA_READ' THEN 'data_read_bytes'
-         WHEN 'INNODB_BUFFER_POOL_READ_REQUESTS' THEN 'data_read_requests'
-         WHEN 'INNODB_DATA_WRITES' THEN 'data_writes'
-         WHEN 'INNODB_DATA_WRITTEN' THEN 'data_write_bytes'
-         WHEN 'INNODB_DATA_FSYNCS' THEN 'data_flushes'
-         WHEN 'INNODB_BUFFER_POOL_WAIT_FREE' THEN 'free_page_waits'
-         ELSE 'pending_io'
-       END AS counter,
-       CAST(VARIABLE_VALUE AS UNSIGNED) AS value, NULL AS why
-FROM performance_schema.global_status
-WHERE UPPER(VARIABLE_NAME) IN ('INNODB_LOG_WRITES', 'INNODB_OS_LOG_WRITTEN',
-  'INNODB_OS_LOG_FSYNCS', 'INNODB_DATA_READS', 'INNODB_DATA_READ',
-  'INNODB_BUFFER_POOL_READ_REQUESTS', 'INNODB_DATA_WRITES', 'INNODB_DATA_WRITTEN',
-  'INNODB_DATA_FSYNCS', 'INNODB_BUFFER_POOL_WAIT_FREE', 'INNODB_DATA_PENDING_READS',
-  'INNODB_DATA_PENDING_WRITES', 'INNODB_DATA_PENDING_FSYNCS')
+SELECT counter, value, why FROM (
+  SELECT CASE UPPER(VARIABLE_NAME)
+           WHEN 'INNODB_LOG_WRITES' THEN 'log_writes'
+           WHEN 'INNODB_OS_LOG_WRITTEN' THEN 'log_bytes'
+           WHEN 'INNODB_OS_LOG_FSYNCS' THEN 'log_flushes'
+           WHEN 'INNODB_DATA_READS' THEN 'data_reads'
+           WHEN 'INNODB_DATA_READ' THEN 'data_read_bytes'
+           WHEN 'INNODB_BUFFER_POOL_READ_REQUESTS' THEN 'data_read_requests'
+           WHEN 'INNODB_DATA_WRITES' THEN 'data_writes'
+           WHEN 'INNODB_DATA_WRITTEN' THEN 'data_write_bytes'
+           WHEN 'INNODB_DATA_FSYNCS' THEN 'data_flushes'
+           WHEN 'INNODB_BUFFER_POOL_WAIT_FREE' THEN 'free_page_waits'
+           WHEN 'INNODB_DATA_PENDING_READS' THEN 'pending_io'
+           WHEN 'INNODB_DATA_PENDING_WRITES' THEN 'pending_io'
+           WHEN 'INNODB_DATA_PENDING_FSYNCS' THEN 'pending_io'
+         END AS counter,
+         CAST(VARIABLE_VALUE AS UNSIGNED) AS value, NULL AS why
+  FROM performance_schema.global_status
+  WHERE UPPER(VARIABLE_NAME) LIKE 'INNODB%'
+) AS named
+WHERE counter IS NOT NULL
 UNION ALL
 SELECT 'background_write_bytes', CAST(VARIABLE_VALUE AS UNSIGNED), NULL
 FROM performance_schema.global_status WHERE UPPER(VARIABLE_NAME) = 'INNODB_DATA_WRITTEN';
