@@ -173,7 +173,9 @@ fn mariadb_counts_log_flushes_data_writes_and_cold_reads() {
         .await;
         let w = &written.counters;
         assert!(grew(b.data_writes, w.data_writes) > 0);
-        assert!(grew(b.background_write_bytes, w.background_write_bytes) >= N * 4000);
+        let background = grew(b.background_write_bytes, w.background_write_bytes);
+        assert!(background >= N * 4000);
+        assert_eq!(background % 16384, 0, "whole 16 KiB pages flushed");
         assert!(
             grew(b.data_write_us, w.data_write_us) > 0,
             "performance_schema times writes"
@@ -191,6 +193,7 @@ fn mariadb_counts_log_flushes_data_writes_and_cold_reads() {
     drop(server);
     // Restarted with no buffer pool reload: the first read of the table comes from the drive.
     let server = start();
+    let nobody_url = format!("mysql://nobody@127.0.0.1:{}/drivebench_eio", server.port());
     let url = format!("mysql://root@127.0.0.1:{}/drivebench_eio", server.port());
     block_on(async {
         let c = MysqlConnector::new(&url, None).await.unwrap();
@@ -215,8 +218,7 @@ fn mariadb_counts_log_flushes_data_writes_and_cold_reads() {
         s.execute_text("GRANT CREATE, SELECT ON drivebench_eio.* TO 'nobody'@'%'")
             .await
             .unwrap();
-        let url = format!("mysql://nobody@127.0.0.1:{}/drivebench_eio", server.port());
-        let nobody = MysqlConnector::new(&url, Some("pw")).await.unwrap();
+        let nobody = MysqlConnector::new(&nobody_url, Some("pw")).await.unwrap();
         let mut s = nobody.connect().await.unwrap();
         let r = read(&mut s, Dialect::Mysql).await;
         assert!(
@@ -231,6 +233,31 @@ fn mariadb_counts_log_flushes_data_writes_and_cold_reads() {
             r.missing
         );
     });
+    // Preflight says so before a run, as a note: `plan` exits 0.
+    let out = crate::common::bin()
+        .args(["plan", "scenarios/ci-sysbench-mariadb.toml"])
+        .args(["--set", "instance.0.provision=external"])
+        .args(["--set", &format!("instance.0.url=\"{nobody_url}\"")])
+        .args(["--set", "instance.0.password_env=\"EIO_NOBODY_PW\""])
+        .env("EIO_NOBODY_PW", "pw")
+        .current_dir(crate::common::root())
+        .output()
+        .unwrap();
+    let said = crate::common::text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let note = said
+        .lines()
+        .find(|l| l.contains("cannot read some of the engine's I/O figures"))
+        .unwrap_or_else(|| panic!("no engine I/O note: {said}"));
+    println!("{note}");
+    assert!(
+        note.contains("file_waits: ") && note.contains("GRANT"),
+        "{note}"
+    );
+    assert!(
+        !note.contains("innodb_status"),
+        "status needs no privilege: {note}"
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! A commit flush per transaction with the writes throttled must come out "drive: log
 //! flushes" (MariaDB and PostgreSQL); a read-only run whose data is far larger than its buffer
 //! pool, with the reads throttled, "drive: data reads" (MariaDB, whose data files bypass the
-//! page cache). Needs root, loop devices and blkio throttling: skipped with a word where they
+//! page cache; PostgreSQL, whose page cache a cgroup-v1 memory limit keeps small). Needs root, loop devices and blkio throttling: skipped with a word where they
 //! are missing, a failure under CI=true.
 
 use std::path::Path;
@@ -17,8 +17,21 @@ const FREE_IOPS: u32 = 1_000_000;
 
 /// The loop filesystem and its throttle, or None (printing why) where there can be none.
 fn slow_drive(read_iops: u32, write_iops: u32) -> Option<(LoopFs, Throttle)> {
+    slow_drive_in(read_iops, write_iops, None)
+}
+
+/// As `slow_drive`, the processes also limited to `memory` bytes, their page cache included.
+fn slow_drive_in(
+    read_iops: u32,
+    write_iops: u32,
+    memory: Option<u64>,
+) -> Option<(LoopFs, Throttle)> {
     let made = LoopFs::new(2048).and_then(|fs| {
         let throttle = Throttle::new(&fs.maj_min()?, read_iops, write_iops)?;
+        let throttle = match memory {
+            Some(bytes) => throttle.limit_memory(bytes)?,
+            None => throttle,
+        };
         Ok((fs, throttle))
     });
     match made {
@@ -98,17 +111,21 @@ fn mariadb_commits_on_a_drive_slow_to_write_wait_on_log_flushes() {
     assert_class(&phase, "log_flushes");
 }
 
+/// PostgreSQL runs as its own user: it must reach the mount.
+fn open_to_postgres(drive: &(LoopFs, Throttle)) {
+    let _ = std::fs::set_permissions(
+        Path::new(&drive.0.mnt),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    );
+}
+
 #[test]
 fn postgres_commits_on_a_drive_slow_to_write_wait_on_log_flushes() {
     need!(Postgres);
     let Some(drive) = slow_drive(FREE_IOPS, 150) else {
         return;
     };
-    // PostgreSQL runs as its own user: it must reach the mount.
-    let _ = std::fs::set_permissions(
-        Path::new(&drive.0.mnt),
-        std::os::unix::fs::PermissionsExt::from_mode(0o777),
-    );
+    open_to_postgres(&drive);
     let phase = verdict_on(
         &drive,
         "scenarios/ci-sysbench-postgres.toml",
@@ -131,6 +148,28 @@ fn mariadb_reads_past_a_small_buffer_pool_on_a_drive_slow_to_read_wait_on_data_r
             "workload.table_size=100000",
             "instance.0.config.buffer_pool=\"8MiB\"",
             "instance.0.config.flush_method=\"O_DIRECT\"",
+        ],
+    );
+    assert_class(&phase, "data_reads");
+}
+
+/// PostgreSQL reads through the page cache: the run's processes are held to 112 MiB, page
+/// cache included, with 16 MiB of shared_buffers, so most of the ~100 MiB of tables come from
+/// the drive.
+#[test]
+fn postgres_reads_past_its_caches_on_a_drive_slow_to_read_wait_on_data_reads() {
+    need!(Postgres);
+    let Some(drive) = slow_drive_in(150, FREE_IOPS, Some(112 << 20)) else {
+        return;
+    };
+    open_to_postgres(&drive);
+    let phase = verdict_on(
+        &drive,
+        "scenarios/ci-sysbench-postgres.toml",
+        &[
+            "workload.test=oltp_read_only",
+            "workload.table_size=100000",
+            "instance.0.config.shared_buffers=\"16MiB\"",
         ],
     );
     assert_class(&phase, "data_reads");

@@ -12,6 +12,10 @@
 -- checkpoint), with data_flushes named missing. MySQL 8.0 (unverified here) keeps
 -- Innodb_os_log_fsyncs, and has its status in performance_schema.global_status only (the
 -- fallback), with no Innodb_checkpoint_age.
+--
+-- Background writes are the buffer pool's pages written back by the page cleaner
+-- (Innodb_buffer_pool_pages_flushed, in pages of innodb_page_size), not Innodb_data_written,
+-- which also counts the redo log and the doublewrite buffer.
 
 -- name: innodb_status
 SELECT counter, value, why FROM (
@@ -36,8 +40,8 @@ SELECT counter, value, why FROM (
 ) AS named
 WHERE counter IS NOT NULL
 UNION ALL
-SELECT 'background_write_bytes', CAST(VARIABLE_VALUE AS UNSIGNED), NULL
-FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DATA_WRITTEN'
+SELECT 'background_write_bytes', CAST(VARIABLE_VALUE AS UNSIGNED) * @@GLOBAL.innodb_page_size, NULL
+FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_FLUSHED'
 UNION ALL
 SELECT CASE WHEN EXISTS (SELECT 1 FROM information_schema.GLOBAL_STATUS
                          WHERE VARIABLE_NAME = 'INNODB_OS_LOG_FSYNCS')
@@ -73,8 +77,9 @@ SELECT counter, value, why FROM (
 ) AS named
 WHERE counter IS NOT NULL
 UNION ALL
-SELECT 'background_write_bytes', CAST(VARIABLE_VALUE AS UNSIGNED), NULL
-FROM performance_schema.global_status WHERE UPPER(VARIABLE_NAME) = 'INNODB_DATA_WRITTEN';
+SELECT 'background_write_bytes', CAST(VARIABLE_VALUE AS UNSIGNED) * @@GLOBAL.innodb_page_size, NULL
+FROM performance_schema.global_status
+WHERE UPPER(VARIABLE_NAME) = 'INNODB_BUFFER_POOL_PAGES_FLUSHED';
 
 -- Time spent in I/O, from performance_schema's InnoDB file instruments: reads and writes of
 -- data files, and the redo log's syncs (SUM_TIMER_MISC: fsync, with the rare open and close)

@@ -13,7 +13,7 @@
 use drivebench_core::engine_io::EngineIoReading;
 
 use super::statements::{NoStatements, Statements};
-use super::{Dialect, EngineError, Rows, Session, Value};
+use super::{Advice, Dialect, EngineError, Rows, Session, Severity, Value};
 
 /// The statements file of `dialect`, compiled in.
 pub fn statements(dialect: Dialect) -> Result<Statements, NoStatements> {
@@ -56,25 +56,20 @@ impl Reader {
     /// that does not prepare either way is remembered as missing.
     pub async fn prepare<S: Session>(s: &mut S, st: &Statements) -> Reader {
         let mut queries = Vec::new();
-        for name in st.names() {
-            if name.strip_suffix(FALLBACK).is_some_and(|base| st.has(base)) {
-                continue;
-            }
-            let why = match s.prepare(&st.render(name, &[])).await {
+        for (name, text, fallback) in queries_of(st) {
+            let why = match s.prepare(&text).await {
                 Ok(id) => {
                     queries.push((name.to_string(), Query::Ready(id)));
                     continue;
                 }
                 Err(e) => one_line(&e),
             };
-            let fallback = format!("{name}{FALLBACK}");
-            let query = if !st.has(&fallback) {
-                Query::Missing(why)
-            } else {
-                match s.prepare(&st.render(&fallback, &[])).await {
+            let query = match fallback {
+                None => Query::Missing(why),
+                Some(fallback) => match s.prepare(&fallback).await {
                     Ok(id) => Query::Ready(id),
-                    Err(e) => Query::Missing(format!("{why}; {fallback}: {}", one_line(&e))),
-                }
+                    Err(e) => Query::Missing(format!("{why}; {name}{FALLBACK}: {}", one_line(&e))),
+                },
             };
             queries.push((name.to_string(), query));
         }
@@ -106,6 +101,34 @@ impl Reader {
 
 /// The suffix of a query's alternative for other versions.
 const FALLBACK: &str = "_fallback";
+
+/// Every query of `st` but the fallbacks: its name, its text and its fallback's text.
+pub fn queries_of(st: &Statements) -> impl Iterator<Item = (&str, String, Option<String>)> {
+    st.names()
+        .filter(|name| !name.strip_suffix(FALLBACK).is_some_and(|base| st.has(base)))
+        .map(|name| {
+            let fallback = format!("{name}{FALLBACK}");
+            let fallback = st.has(&fallback).then(|| st.render(&fallback, &[]));
+            (name, st.render(name, &[]), fallback)
+        })
+}
+
+/// Preflight's note on an external server whose account cannot read some of the engine's I/O
+/// views (`unreadable`: each query's name and the server's words), with how to grant it; none
+/// when every query ran. The run goes on without those figures.
+pub fn unreadable_note(instance: &str, unreadable: &[String], grant: &str) -> Option<Advice> {
+    if unreadable.is_empty() {
+        return None;
+    }
+    Some(Advice::new(
+        Severity::Note,
+        format!(
+            "instance {instance}: this account cannot read some of the engine's I/O figures \
+             ({}); the run goes on without them ({grant})",
+            unreadable.join("; ")
+        ),
+    ))
+}
 
 /// Rows of (counter, value[, why]) into the reading; a NULL value is a counter the engine does
 /// not keep (named in `missing`, with the why when the row gives one); a name drivebench does
@@ -174,6 +197,28 @@ mod tests {
         assert!(a.log_bytes.unwrap() > b.log_bytes.unwrap());
         assert!(a.data_reads.is_some() && a.background_write_bytes.is_some());
         assert_eq!(a.pending_io, None);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn sqlite_with_count_io_off_has_no_counters_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let table: toml::Table = toml::from_str("count_io = false").unwrap();
+        let config =
+            SqliteConfig::from_table(&table, &drivebench_core::config::KeyPath::root()).unwrap();
+        assert!(!config.count_io);
+        let mut s = SqliteConnector::new(dir.path(), config, 4)
+            .connect()
+            .await
+            .unwrap();
+        s.execute_text("CREATE TABLE t (x)").await.unwrap();
+        let mut reader = Reader::prepare(&mut s, &statements(Dialect::Sqlite).unwrap()).await;
+        let r = reader.read(&mut s).await;
+        assert_eq!(r.counters, Default::default());
+        assert!(
+            r.missing.iter().any(|m| m.contains("drivebench_io")),
+            "{:?}",
+            r.missing
+        );
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -71,6 +71,8 @@ impl Drop for LoopFs {
 /// the processes put in it (and their children); removed when dropped.
 pub struct Throttle {
     dir: PathBuf,
+    /// A cgroup-v1 memory group of the same name, when the page cache is limited too.
+    memory: Option<PathBuf>,
 }
 
 const BLKIO: &str = "/sys/fs/cgroup/blkio";
@@ -90,7 +92,7 @@ impl Throttle {
             maj_min.replace(':', "-")
         ));
         std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let group = Throttle { dir };
+        let group = Throttle { dir, memory: None };
         for (file, iops) in [
             ("blkio.throttle.read_iops_device", read_iops),
             ("blkio.throttle.write_iops_device", write_iops),
@@ -101,14 +103,38 @@ impl Throttle {
         Ok(group)
     }
 
-    /// `cmd` made to start inside the group: a shell puts itself in, then execs the program.
+    /// The group's processes limited to `bytes` of memory, the page cache they fill included
+    /// (a cgroup-v1 memory group beside the blkio one), so reads go to the drive; or why not.
+    pub fn limit_memory(mut self, bytes: u64) -> Result<Self, String> {
+        let root = Path::new("/sys/fs/cgroup/memory");
+        if !root.join("memory.limit_in_bytes").exists() {
+            return Err(format!(
+                "no cgroup-v1 memory controller at {}",
+                root.display()
+            ));
+        }
+        let dir = root.join(self.dir.file_name().unwrap());
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        self.memory = Some(dir.clone());
+        std::fs::write(dir.join("memory.limit_in_bytes"), bytes.to_string())
+            .map_err(|e| format!("memory.limit_in_bytes: {e}"))?;
+        Ok(self)
+    }
+
+    /// `cmd` made to start inside the group(s): a shell puts itself in, then execs the program.
     pub fn wrap(&self, cmd: &Command) -> Command {
         let mut inner = vec![cmd.get_program().to_string_lossy().into_owned()];
         inner.extend(cmd.get_args().map(|a| a.to_string_lossy().into_owned()));
+        let groups: Vec<String> = std::iter::once(&self.dir)
+            .chain(&self.memory)
+            .map(|d| d.display().to_string())
+            .collect();
         let mut out = Command::new("sh");
         out.arg("-c")
-            .arg("echo $$ > \"$0/cgroup.procs\" && exec \"$@\"")
-            .arg(&self.dir)
+            .arg(
+                "IFS=:; for g in $0; do echo $$ > \"$g/cgroup.procs\" || exit 1; done; exec \"$@\"",
+            )
+            .arg(groups.join(":"))
             .args(inner);
         if let Some(dir) = cmd.get_current_dir() {
             out.current_dir(dir);
@@ -125,15 +151,17 @@ impl Throttle {
 
 impl Drop for Throttle {
     fn drop(&mut self) {
-        // The group can be removed once its processes are gone; a server still stopping
-        // holds it for a moment.
-        for _ in 0..50 {
-            if std::fs::remove_dir(&self.dir).is_ok() {
-                return;
+        // A group can be removed once its processes are gone; a server still stopping holds
+        // it for a moment.
+        'groups: for dir in std::iter::once(&self.dir).chain(&self.memory) {
+            for _ in 0..50 {
+                if std::fs::remove_dir(dir).is_ok() {
+                    continue 'groups;
+                }
+                std::thread::sleep(Duration::from_millis(100));
             }
-            std::thread::sleep(Duration::from_millis(100));
+            eprintln!("could not remove {}", dir.display());
         }
-        eprintln!("could not remove {}", self.dir.display());
     }
 }
 

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 
 use super::server::{MysqlInstance, MysqlKind, MysqlSettings};
 use super::{MysqlConfig, MysqlConnector};
+use crate::engines::engine_io;
 use crate::engines::server::{
-    Demand, LimitError, NetworkLogin, ProvisionError, START_TIMEOUT, Server,
+    Demand, LimitError, NetworkLogin, Probe, ProvisionError, START_TIMEOUT, Server,
 };
-use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
+use crate::engines::{Advice, Dialect, Engine, EngineConfig, EngineError, EngineOps};
 use drivebench_core::config::{Invalid, KeyPath};
 
 /// Variables recorded with each instance's results.
@@ -173,6 +174,24 @@ impl<const MARIADB: bool> Server for MysqlFamily<MARIADB> {
     /// 32 clients on 100 tables prepare 28,864 statements, above MySQL's default 16,382.
     fn missing(config: &MysqlConfig) -> Option<ProvisionError> {
         super::server::locate_server(config.server_bin.as_deref().map(Path::new)).err()
+    }
+
+    /// Whether the account may read the engine's I/O views: a note naming what it cannot.
+    async fn probe(probe: Probe<'_, Self::Config>) -> Vec<Advice> {
+        let Ok(password) = probe.password else {
+            return Vec::new();
+        };
+        let asked = super::unreadable_io_views(probe.url, password.as_deref());
+        match tokio::time::timeout(std::time::Duration::from_secs(15), asked).await {
+            Ok(Ok(unreadable)) => engine_io::unreadable_note(
+                probe.name,
+                &unreadable,
+                "GRANT SELECT ON performance_schema.* to it",
+            )
+            .into_iter()
+            .collect(),
+            Ok(Err(_)) | Err(_) => Vec::new(),
+        }
     }
 
     fn check_limits(demand: &Demand, vars: &BTreeMap<String, String>) -> Result<(), LimitError> {

@@ -88,6 +88,31 @@ pub async fn reach(url: &str, password: Option<&str>) -> Result<String, EngineEr
     Ok(version.unwrap_or_default())
 }
 
+/// Which of the engine I/O queries (`schemas/engine_io/mysql.sql`) the account of `url`
+/// cannot run, with the server's words, changing nothing (`plan`'s and `run`'s preflight).
+pub async fn unreadable_io_views(
+    url: &str,
+    password: Option<&str>,
+) -> Result<Vec<String>, EngineError> {
+    let st = super::engine_io::statements(super::Dialect::Mysql)
+        .map_err(|e| EngineError::fatal("SQL", e.to_string()))?;
+    let mut admin = Admin::open(url, password).await?;
+    let mut out = Vec::new();
+    for (name, text, fallback) in super::engine_io::queries_of(&st) {
+        let Err(e) = admin.conn.query_drop(&text).await else {
+            continue;
+        };
+        if let Some(f) = fallback
+            && admin.conn.query_drop(&f).await.is_ok()
+        {
+            continue;
+        }
+        out.push(format!("{name}: {}", classify(e).message));
+    }
+    let _ = admin.conn.disconnect().await;
+    Ok(out)
+}
+
 impl MysqlConnector {
     /// Connect once to `url` (with `password`, never logged), create the database if absent,
     /// and remember the server version.

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use super::server::{PostgresInstance, PostgresKind, PostgresSettings};
 use super::{PgConnector, PostgresConfig};
-use crate::engines::server::{Demand, LimitError, ProvisionError, START_TIMEOUT, Server};
-use crate::engines::{Dialect, Engine, EngineConfig, EngineError, EngineOps};
+use crate::engines::engine_io;
+use crate::engines::server::{Demand, LimitError, Probe, ProvisionError, START_TIMEOUT, Server};
+use crate::engines::{Advice, Dialect, Engine, EngineConfig, EngineError, EngineOps};
 use drivebench_core::config::{Invalid, KeyPath};
 
 /// Settings recorded with each instance's results.
@@ -131,6 +132,22 @@ impl Server for Postgres {
             Ok(Some(account)) => account.check_reachable(dir).err(),
             Ok(None) => None,
             Err(e) => Some(e),
+        }
+    }
+
+    /// Whether the account may read the engine's I/O views: a note naming what it cannot.
+    async fn probe(probe: Probe<'_, Self::Config>) -> Vec<Advice> {
+        let Ok(password) = probe.password else {
+            return Vec::new();
+        };
+        let asked = super::unreadable_io_views(probe.url, password.as_deref());
+        match tokio::time::timeout(std::time::Duration::from_secs(15), asked).await {
+            Ok(Ok(unreadable)) => {
+                engine_io::unreadable_note(probe.name, &unreadable, "GRANT pg_read_all_stats to it")
+                    .into_iter()
+                    .collect()
+            }
+            Ok(Err(_)) | Err(_) => Vec::new(),
         }
     }
 

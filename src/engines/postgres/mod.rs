@@ -116,6 +116,35 @@ where
     Ok(Ok(client))
 }
 
+/// Which of the engine I/O queries (`schemas/engine_io/postgres.sql`) the account of `url`
+/// cannot run (logged in to the `postgres` database), with the server's words, changing
+/// nothing (`plan`'s and `run`'s preflight).
+pub async fn unreadable_io_views(
+    url: &str,
+    password: Option<&str>,
+) -> Result<Vec<String>, EngineError> {
+    let st = super::engine_io::statements(super::Dialect::Postgres)
+        .map_err(|e| EngineError::fatal("SQL", e.to_string()))?;
+    let (mut config, tls) = parse_url(url, password)
+        .map_err(|e| EngineError::fatal("URL", format!("invalid url: {e}")))?;
+    let admin = open(config.dbname("postgres"), &tls)
+        .await
+        .map_err(|e| e.during("connect"))?;
+    let mut out = Vec::new();
+    for (name, text, fallback) in super::engine_io::queries_of(&st) {
+        let Err(e) = admin.simple_query(&text).await else {
+            continue;
+        };
+        if let Some(f) = fallback
+            && admin.simple_query(&f).await.is_ok()
+        {
+            continue;
+        }
+        out.push(format!("{name}: {}", classify(e).message));
+    }
+    Ok(out)
+}
+
 /// Log in to `url` as a run would (to the `postgres` database) and ask the server's version,
 /// changing nothing (`plan`'s connection probe).
 pub async fn reach(url: &str, password: Option<&str>) -> Result<String, EngineError> {

@@ -1,5 +1,5 @@
 //! `[instance.config]` for SQLite: `SqliteSettings` as a scenario file writes them (journal
-//! mode, synchronous level, busy timeout, cache and mmap sizes, page size; an unknown key is
+//! mode, synchronous level, busy timeout, cache and mmap sizes, page size, whether its I/O is counted; an unknown key is
 //! refused with the list of known ones), resolved into `SqliteConfig`, the form the plan records.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -27,6 +27,10 @@ pub struct SqliteSettings {
     /// SQLite's default (4096).
     #[schemars(extend("enum" = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]))]
     pub page_size: Option<i64>,
+    /// Count the database's reads, writes and syncs for the engine I/O figures, in
+    /// drivebench's VFS over SQLite's own. Default true; false opens the database with
+    /// SQLite's VFS alone (no engine I/O figures: the run names them missing).
+    pub count_io: Option<bool>,
 }
 
 /// PRAGMA journal_mode.
@@ -73,6 +77,8 @@ pub struct SqliteConfig {
     pub mmap_size_bytes: Option<u64>,
     /// PRAGMA page_size for new databases; absent = SQLite's default (4096).
     pub page_size: Option<u32>,
+    /// Reads, writes and syncs counted in drivebench's VFS (`count_io`).
+    pub count_io: bool,
 }
 
 impl SqliteConfig {
@@ -100,6 +106,7 @@ impl SqliteConfig {
             cache_size_bytes: s.cache_size.map(|b| b.0),
             mmap_size_bytes: s.mmap_size.map(|b| b.0),
             page_size,
+            count_io: s.count_io.unwrap_or(true),
         })
     }
 }

@@ -58,10 +58,17 @@ impl SqliteConnector {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let vfs = vfs::register().map_err(|e| EngineError::fatal("SQLITE_ERROR", e.to_string()))?;
-        let conn = Connection::open_with_flags_and_vfs(&self.path, flags, vfs).map_err(classify)?;
-        io_function(&conn).map_err(classify)?;
         let c = &self.config;
+        let conn = if c.count_io {
+            let vfs =
+                vfs::register().map_err(|e| EngineError::fatal("SQLITE_ERROR", e.to_string()))?;
+            let conn =
+                Connection::open_with_flags_and_vfs(&self.path, flags, vfs).map_err(classify)?;
+            io_function(&conn).map_err(classify)?;
+            conn
+        } else {
+            Connection::open_with_flags(&self.path, flags).map_err(classify)?
+        };
         conn.busy_timeout(std::time::Duration::from_millis(c.busy_timeout_ms))
             .map_err(classify)?;
         if let Some(p) = c.page_size {
