@@ -12,7 +12,8 @@
 # Needs root, loop devices, cgroup-v1 blkio and memory controllers, MariaDB and PostgreSQL.
 # Env: IOPS (default 150), ROWS (rows per table for the read cases, default 100000),
 # MEMORY (default 112M), CASES (default all four: mariadb-log postgres-log mariadb-reads
-# postgres-reads), DRIVEBENCH (a binary instead of this checkout's release build).
+# postgres-reads), KEEP (a directory to copy each case's results into: result.json, summary.md,
+# report.html), DRIVEBENCH (a binary instead of this checkout's release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IOPS="${IOPS:-150}" ROWS="${ROWS:-100000}" MEMORY="${MEMORY:-112M}"
@@ -60,6 +61,7 @@ one() {
         "${sets[@]}" > "$work/$name.log" 2>&1 \
         || { echo "$name: drivebench failed:"; tail -20 "$work/$name.log"; return 1; }
     echo "== $name (reads ${r}/s, writes ${w}/s, memory $mem)"
+    if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$out" "$KEEP/$name"; fi
     grep "What limited it" "$out/summary.md" | head -1
     python3 - "$out/result.json" <<'PY'
 import json, sys

@@ -5,6 +5,8 @@
 # interval).
 # Env: ENGINE (sqlite, the default, or mariadb), PAIRS (default 5), TIME_SCALE (default 0.5
 # for sqlite: a 22 s quickstart; 1 for mariadb: 10 s, then a 20 s recorded sample),
+# TARGET (the database's directory; default in the scratch directory under TMPDIR: put it on
+# a RAM filesystem, e.g. /dev/shm/t, to take the drive's noise out of a MariaDB pair),
 # DRIVEBENCH (a binary to measure instead of this checkout's release build).
 #
 # sqlite runs the quickstart (embedded SQLite, so the process's CPU includes the engine's
@@ -16,7 +18,10 @@
 # (the TPS one as the median of the pairs' ratios), and the run-to-run spread of the runs
 # without telemetry (the noise the difference is judged against). Then, for sqlite, the cost
 # of one telemetry tick on its own (benches/telemetry_sample.rs) as % of one core at a 1 s
-# interval.
+# interval; for mariadb, the CPU one engine I/O reading costs the server and the client,
+# measured on an otherwise idle server (READINGS readings, default 2000), as % of the host at
+# one reading per second: on a host the run saturates, the pairs' TPS spread is far wider
+# than the 1 % budget, and this figure is what decides it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS="${PAIRS:-5}"
@@ -36,7 +41,7 @@ one() { # $1 = on|off, $2 = run number
     local flag=() out="$work/$1-$2"
     [ "$1" = off ] && flag=(--no-telemetry)
     /usr/bin/time -f "%U %S %e" -o "$out.time" "$DB" run "$SCENARIO" --quiet \
-        --time-scale "$SCALE" --set report_interval=1s --out "$out" --target "$work/target" \
+        --time-scale "$SCALE" --set report_interval=1s --out "$out" --target "${TARGET:-$work/target}" \
         "${flag[@]}" > /dev/null
 }
 for i in $(seq 1 "$PAIRS"); do
@@ -78,4 +83,42 @@ print("TPS ratio telemetry / none per pair: " + ", ".join(f"{r:.4f}" for r in ra
 PY
 if [ "$ENGINE" = sqlite ]; then
     cargo bench -q --bench telemetry_sample 2>/dev/null | grep "telemetry tick"
+    exit 0
 fi
+
+# What one engine I/O reading costs MariaDB, without the noise of a loaded host: a private
+# server left running by `drivebench up` (drivebench's own settings, performance_schema with
+# the file instruments), READINGS readings sent in one session by the mariadb client (every
+# query of schemas/engine_io/mysql.sql but the fallbacks), the server's CPU over them from
+# /proc against the same time idle, and the client's from /usr/bin/time (mariadb's text
+# output costs more than drivebench's binary rows). At one reading per second per instance,
+# that CPU is the share of the host the sampler can take from the transactions.
+READINGS="${READINGS:-2000}"
+"$DB" up "$SCENARIO" --quiet --out "$work/up" --target "${TARGET:-$work/target}-up" > /dev/null
+trap '"$DB" down "$work/up" > /dev/null 2>&1; rm -rf "$work"' EXIT
+read -r pid port < <(python3 -c '
+import json, sys, urllib.parse
+i = json.load(open(sys.argv[1]))["instances"][0]
+print(i["pid"], urllib.parse.urlparse(i["url"]).port)' "$work/up/up.json")
+awk '/^-- name: /{skip = ($3 ~ /_fallback$/)} !skip' schemas/engine_io/mysql.sql > "$work/reading.sql"
+for _ in $(seq "$READINGS"); do cat "$work/reading.sql"; done > "$work/readings.sql"
+ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+t0=$(date +%s.%N); c0=$(ticks)
+/usr/bin/time -f "%U %S" -o "$work/client.time" \
+    mariadb -h 127.0.0.1 -P "$port" -u root < "$work/readings.sql" > /dev/null
+t1=$(date +%s.%N); c1=$(ticks)
+sleep "$(echo "$t1 - $t0" | bc)"
+c2=$(ticks)
+python3 - "$READINGS" "$c0" "$c1" "$c2" "$t0" "$t1" "$work/client.time" "$(getconf CLK_TCK)" "$(nproc)" <<'PY'
+import sys
+n, c0, c1, c2, t0, t1 = int(sys.argv[1]), *map(float, sys.argv[2:7])
+user, sys_ = map(float, open(sys.argv[7]).read().split())
+hz, cores = int(sys.argv[8]), int(sys.argv[9])
+server_ms = ((c1 - c0) - (c2 - c1)) / hz * 1000 / n
+client_ms = (user + sys_) * 1000 / n
+per_s = server_ms + client_ms
+print(f"one engine I/O reading ({n} in {t1 - t0:.1f} s, one session): server {server_ms:.3f} CPU-ms "
+      f"(idle subtracted), client {client_ms:.3f} CPU-ms (the mariadb CLI)")
+print(f"at one reading per second per instance: {per_s / 10:.3f} % of one core, "
+      f"{per_s / 10 / cores:.3f} % of this host's {cores} cores (the TPS a CPU-bound run can lose)")
+PY

@@ -5,6 +5,8 @@
 -- the server engines; times in microseconds. Log flushes are syncs of the -wal or -journal,
 -- data reads are reads of the database file (not of pages read through mmap), background
 -- writes are checkpoints' writes to the database file.
+-- With count_io = false the database is opened without that layer: there is no
+-- drivebench_io and this query is named missing.
 
 -- name: vfs_counters
 SELECT 'log_flushes' AS counter, drivebench_io('log_flushes') AS value
