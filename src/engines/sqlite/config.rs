@@ -77,8 +77,14 @@ pub struct SqliteConfig {
     pub mmap_size_bytes: Option<u64>,
     /// PRAGMA page_size for new databases; absent = SQLite's default (4096).
     pub page_size: Option<u32>,
-    /// Reads, writes and syncs counted in drivebench's VFS (`count_io`).
+    /// Reads, writes and syncs counted in drivebench's VFS (`count_io`); results written
+    /// before the setting existed read as true.
+    #[serde(default = "counted")]
     pub count_io: bool,
+}
+
+fn counted() -> bool {
+    true
 }
 
 impl SqliteConfig {
