@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # drivebench against sysbench 1.0 (--db-driver=pgsql) on one private PostgreSQL cluster and the
 # same tables.
-# Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32").
+# Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32"), SKIP_LOAD (1: no
+# load comparison), DRIVEBENCH (a drivebench binary to measure instead of this checkout's
+# release build).
 #
 # Starts a private PostgreSQL cluster on a scratch directory, compares load speed (sysbench prepare vs
 # drivebench's loader, same 8 tables x 100,000 rows, PAIRS pairs in alternating order, each
@@ -20,8 +22,8 @@ TABLES=8
 ROWS=100000
 command -v sysbench >/dev/null || { echo "sysbench missing: apt-get install -y sysbench" >&2; exit 2; }
 command -v psql >/dev/null || { echo "psql missing: apt-get install -y postgresql-client" >&2; exit 2; }
-cargo build --release -q
-DB=./target/release/drivebench
+DB="${DRIVEBENCH:-./target/release/drivebench}"
+[ -n "${DRIVEBENCH:-}" ] || cargo build --release -q
 work="$(mktemp -d "${TMPDIR:-/var/tmp}/vs-sysbench-pg.XXXXXX")"
 port=$((20000 + RANDOM % 20000))
 PGBIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"

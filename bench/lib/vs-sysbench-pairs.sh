@@ -6,7 +6,8 @@
 # e.g. mysql://root@127.0.0.1:PORT), SERVER_PID (the server's main process: its CPU time, with
 # that of exited children, is reported for each load), and two functions: `fresh_db NAME`
 # (drop and create an empty database) and `settle` (return once the server has written out
-# what earlier loads left dirty, so no load pays for the one before it).
+# what earlier loads left dirty, so no load pays for the one before it). SKIP_LOAD=1 leaves
+# out the load comparison.
 
 scenario() { # clients duration prepare db
     cat > "$work/db.toml" <<TOML
@@ -35,6 +36,9 @@ server_cpu() { # CPU-seconds of the server so far (user + system, exited childre
 }
 # The loads alternate which tool goes first, PAIRS pairs, each into an empty database on a
 # settled server; the medians are compared.
+if [ "${SKIP_LOAD:-0}" = 1 ]; then
+    echo "== load comparison skipped (SKIP_LOAD=1)"
+else
 echo "== load: $TABLES tables x $ROWS rows, $PAIRS pairs, order alternating"
 loads="$work/loads.tsv"
 : > "$loads"
@@ -74,6 +78,7 @@ print(f"sysbench prepare: {sb:.2f} s   drivebench load: {db:.2f} s ({med('driveb
 # drivebench's figure includes its one-second run with one client.
 print(f"server CPU: {med('sysbench', 2):.2f} s during sysbench prepare, {med('drivebench', 2):.2f} s during drivebench load + 1 s run (medians)")
 PY
+fi
 # The runs use sysbench's own tables, prepared once more (not timed).
 fresh_db sbtest
 sysbench oltp_read_write "${SB[@]}" "$SB_DB=sbtest" --threads=$TABLES prepare >/dev/null

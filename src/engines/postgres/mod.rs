@@ -84,36 +84,72 @@ pub fn check_url(url: &str) -> Result<(), UrlProblem> {
 /// forever (tokio-postgres bounds only the TCP connect, and only when asked).
 const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// A connection's driver: the future that moves its requests and answers over the socket.
+type Driver =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), tokio_postgres::Error>> + Send>>;
+
+/// A client whose driver runs on a task of its own (the admin and sampling connections).
 async fn open(config: &tokio_postgres::Config, tls: &Tls) -> Result<Client, EngineError> {
+    let (client, driver) = open_driven(config, tls).await?;
+    tokio::spawn(async move {
+        if let Err(e) = driver.await {
+            tracing::debug!("postgres connection ended: {e}");
+        }
+    });
+    Ok(client)
+}
+
+/// A client and its driver, for the caller to poll (`drive`).
+async fn open_driven(
+    config: &tokio_postgres::Config,
+    tls: &Tls,
+) -> Result<(Client, Driver), EngineError> {
     let connected = match tls {
-        Tls::Off => spawned(config.connect(NoTls)).await,
-        Tls::Rustls(make) => spawned(config.connect(make.clone())).await,
+        Tls::Off => within_timeout(config.connect(NoTls)).await,
+        Tls::Rustls(make) => within_timeout(config.connect(make.clone())).await,
     };
     connected
         .map_err(|_| no_answer(config))?
         .map_err(|e| connect_failed(config, e))
 }
 
-/// Connect within `CONNECT_TIMEOUT` and spawn the connection's driver task.
-async fn spawned<S, T>(
+/// Connect within `CONNECT_TIMEOUT`; the connection boxed as a `Driver`.
+async fn within_timeout<S, T>(
     connecting: impl std::future::Future<
         Output = Result<(Client, tokio_postgres::Connection<S, T>), tokio_postgres::Error>,
     >,
-) -> Result<Result<Client, tokio_postgres::Error>, tokio::time::error::Elapsed>
+) -> Result<Result<(Client, Driver), tokio_postgres::Error>, tokio::time::error::Elapsed>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (client, connection) = match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await? {
-        Ok(pair) => pair,
-        Err(e) => return Ok(Err(e)),
-    };
-    tokio::spawn(async move {
-        if let Err(e) = connection.await {
-            tracing::debug!("postgres connection ended: {e}");
+    Ok(tokio::time::timeout(CONNECT_TIMEOUT, connecting)
+        .await?
+        .map(|(client, connection)| (client, Box::pin(connection) as Driver)))
+}
+
+/// Run `request` while polling the connection's `driver` in the same task, so an answer
+/// reaches the request without waking another task (a spawned driver costs a cross-task wake
+/// per statement). A driver that ended (the connection closed) is dropped; the request then
+/// fails with the driver's closed-connection error.
+async fn drive<T>(driver: &mut Option<Driver>, request: impl std::future::Future<Output = T>) -> T {
+    use std::task::Poll;
+    let mut request = std::pin::pin!(request);
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(v) = request.as_mut().poll(cx) {
+            return Poll::Ready(v);
         }
-    });
-    Ok(Ok(client))
+        if let Some(d) = driver.as_mut()
+            && let Poll::Ready(ended) = d.as_mut().poll(cx)
+        {
+            if let Err(e) = ended {
+                tracing::debug!("postgres connection ended: {e}");
+            }
+            *driver = None;
+        }
+        request.as_mut().poll(cx)
+    })
+    .await
 }
 
 /// Which of the engine I/O queries (`schemas/engine_io/postgres.sql`) the account of `url`
@@ -213,8 +249,10 @@ impl Connector for PgConnector {
     type Session = PgSession;
 
     async fn connect(&self) -> Result<PgSession, EngineError> {
+        let (client, driver) = open_driven(&self.config, &self.tls).await?;
         Ok(PgSession {
-            client: open(&self.config, &self.tls).await?,
+            client,
+            driver: Some(driver),
             stmts: Vec::new(),
         })
     }
@@ -228,8 +266,10 @@ impl Connector for PgConnector {
     }
 }
 
+/// One virtual client's connection; its driver is polled by the client's own task.
 pub struct PgSession {
     client: Client,
+    driver: Option<Driver>,
     stmts: Vec<Statement>,
 }
 
@@ -343,59 +383,67 @@ impl<'a> tokio_postgres::types::FromSql<'a> for Decoded {
     }
 }
 
-impl PgSession {
-    fn stmt(&self, id: StmtId) -> Result<&Statement, EngineError> {
-        self.stmts.get(id).ok_or_else(|| {
-            EngineError::fatal("DRIVEBENCH", format!("statement {id} was never prepared"))
-        })
-    }
+/// The statement `id` of a session.
+fn stmt(stmts: &[Statement], id: StmtId) -> Result<&Statement, EngineError> {
+    stmts.get(id).ok_or_else(|| {
+        EngineError::fatal("DRIVEBENCH", format!("statement {id} was never prepared"))
+    })
 }
 
 impl Session for PgSession {
     async fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
         // `$` placeholders written without numbers (multi-row load templates) are numbered here.
         let sql = number_placeholders(sql);
-        let st = self.client.prepare(&sql).await.map_err(classify)?;
+        let st = drive(&mut self.driver, self.client.prepare(&sql))
+            .await
+            .map_err(classify)?;
         self.stmts.push(st);
         Ok(self.stmts.len() - 1)
     }
 
-    async fn execute(&mut self, stmt: StmtId, params: &[Value]) -> Result<u64, EngineError> {
-        let st = self.stmt(stmt)?;
+    async fn execute(&mut self, id: StmtId, params: &[Value]) -> Result<u64, EngineError> {
+        let st = stmt(&self.stmts, id)?;
         let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
         let refs: Vec<&(dyn ToSql + Sync)> =
             binds.iter().map(|b| b as &(dyn ToSql + Sync)).collect();
-        self.client.execute(st, &refs).await.map_err(classify)
+        drive(&mut self.driver, self.client.execute(st, &refs))
+            .await
+            .map_err(classify)
     }
 
     async fn query(
         &mut self,
-        stmt: StmtId,
+        id: StmtId,
         params: &[Value],
         rows: &mut Rows,
     ) -> Result<(), EngineError> {
-        let st = self.stmt(stmt)?;
+        let st = stmt(&self.stmts, id)?;
         rows.reset(st.columns().len());
-        let stream = self
-            .client
-            .query_raw(st, params.iter().map(Bind))
-            .await
-            .map_err(classify)?;
-        let mut stream = std::pin::pin!(stream);
-        while let Some(row) = stream.next().await {
-            let row = row.map_err(classify)?;
-            rows.fetched += 1;
-            if rows.keep_values {
-                for i in 0..row.len() {
-                    rows.values.push(from_row(&row, i));
+        let client = &self.client;
+        drive(&mut self.driver, async move {
+            let stream = client
+                .query_raw(st, params.iter().map(Bind))
+                .await
+                .map_err(classify)?;
+            let mut stream = std::pin::pin!(stream);
+            while let Some(row) = stream.next().await {
+                let row = row.map_err(classify)?;
+                rows.fetched += 1;
+                if rows.keep_values {
+                    for i in 0..row.len() {
+                        rows.values.push(from_row(&row, i));
+                    }
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })
+        .await
     }
 
     async fn execute_text(&mut self, sql: &str) -> Result<u64, EngineError> {
-        let messages = self.client.simple_query(sql).await.map_err(classify)?;
+        let messages = drive(&mut self.driver, self.client.simple_query(sql))
+            .await
+            .map_err(classify)?;
         Ok(messages
             .iter()
             .map(|m| match m {
@@ -416,34 +464,41 @@ impl Session for PgSession {
         table: &str,
         columns: &[&str],
         _text: BulkText,
-        mut chunks: RowChunks,
+        chunks: RowChunks,
     ) -> Result<u64, EngineError> {
-        let cols = columns.join(", ");
-        let probe = self
-            .client
-            .prepare(&format!("SELECT {cols} FROM {table} LIMIT 0"))
-            .await
-            .map_err(classify)?;
-        let types: Vec<Type> = probe.columns().iter().map(|c| c.type_().clone()).collect();
-        let sink = self
-            .client
-            .copy_in::<_, bytes::Bytes>(&format!(
-                "COPY {table} ({cols}) FROM STDIN (FORMAT binary)"
-            ))
-            .await
-            .map_err(classify)?;
-        let writer = BinaryCopyInWriter::new(sink, &types);
-        let mut writer = std::pin::pin!(writer);
-        while let Some(rows) = chunks.recv().await {
-            for row in rows.chunks(columns.len().max(1)) {
-                let binds: Vec<Bind<'_>> = row.iter().map(Bind).collect();
-                let refs: Vec<&(dyn ToSql + Sync)> =
-                    binds.iter().map(|b| b as &(dyn ToSql + Sync)).collect();
-                writer.as_mut().write(&refs).await.map_err(classify)?;
-            }
-        }
-        writer.finish().await.map_err(classify)
+        let client = &self.client;
+        drive(&mut self.driver, copy_in(client, table, columns, chunks)).await
     }
+}
+
+/// One binary `COPY table (columns) FROM STDIN` fed from `chunks`.
+async fn copy_in(
+    client: &Client,
+    table: &str,
+    columns: &[&str],
+    mut chunks: RowChunks,
+) -> Result<u64, EngineError> {
+    let cols = columns.join(", ");
+    let probe = client
+        .prepare(&format!("SELECT {cols} FROM {table} LIMIT 0"))
+        .await
+        .map_err(classify)?;
+    let types: Vec<Type> = probe.columns().iter().map(|c| c.type_().clone()).collect();
+    let sink = client
+        .copy_in::<_, bytes::Bytes>(&format!("COPY {table} ({cols}) FROM STDIN (FORMAT binary)"))
+        .await
+        .map_err(classify)?;
+    let writer = BinaryCopyInWriter::new(sink, &types);
+    let mut writer = std::pin::pin!(writer);
+    while let Some(rows) = chunks.recv().await {
+        for row in rows.chunks(columns.len().max(1)) {
+            let binds: Vec<Bind<'_>> = row.iter().map(Bind).collect();
+            let refs: Vec<&(dyn ToSql + Sync)> =
+                binds.iter().map(|b| b as &(dyn ToSql + Sync)).collect();
+            writer.as_mut().write(&refs).await.map_err(classify)?;
+        }
+    }
+    writer.finish().await.map_err(classify)
 }
 
 /// Number bare `$` placeholders: "($, $)" -> "($1, $2)". Already numbered ones are kept.
