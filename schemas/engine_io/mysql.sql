@@ -33,15 +33,15 @@ SELECT counter, value, why FROM (
            WHEN 'INNODB_DATA_PENDING_READS' THEN 'pending_io'
            WHEN 'INNODB_DATA_PENDING_WRITES' THEN 'pending_io'
            WHEN 'INNODB_DATA_PENDING_FSYNCS' THEN 'pending_io'
+           WHEN 'INNODB_BUFFER_POOL_PAGES_FLUSHED' THEN 'background_write_bytes'
          END AS counter,
-         CAST(VARIABLE_VALUE AS UNSIGNED) AS value, NULL AS why
+         CAST(VARIABLE_VALUE AS UNSIGNED)
+           * IF(VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_FLUSHED', @@GLOBAL.innodb_page_size, 1)
+           AS value, NULL AS why
   FROM information_schema.GLOBAL_STATUS
   WHERE VARIABLE_NAME LIKE 'INNODB%'
 ) AS named
 WHERE counter IS NOT NULL
-UNION ALL
-SELECT 'background_write_bytes', CAST(VARIABLE_VALUE AS UNSIGNED) * @@GLOBAL.innodb_page_size, NULL
-FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_FLUSHED'
 UNION ALL
 SELECT CASE WHEN EXISTS (SELECT 1 FROM information_schema.GLOBAL_STATUS
                          WHERE VARIABLE_NAME = 'INNODB_OS_LOG_FSYNCS')
@@ -70,16 +70,15 @@ SELECT counter, value, why FROM (
            WHEN 'INNODB_DATA_PENDING_READS' THEN 'pending_io'
            WHEN 'INNODB_DATA_PENDING_WRITES' THEN 'pending_io'
            WHEN 'INNODB_DATA_PENDING_FSYNCS' THEN 'pending_io'
+           WHEN 'INNODB_BUFFER_POOL_PAGES_FLUSHED' THEN 'background_write_bytes'
          END AS counter,
-         CAST(VARIABLE_VALUE AS UNSIGNED) AS value, NULL AS why
+         CAST(VARIABLE_VALUE AS UNSIGNED)
+           * IF(UPPER(VARIABLE_NAME) = 'INNODB_BUFFER_POOL_PAGES_FLUSHED', @@GLOBAL.innodb_page_size, 1)
+           AS value, NULL AS why
   FROM performance_schema.global_status
   WHERE UPPER(VARIABLE_NAME) LIKE 'INNODB%'
 ) AS named
-WHERE counter IS NOT NULL
-UNION ALL
-SELECT 'background_write_bytes', CAST(VARIABLE_VALUE AS UNSIGNED) * @@GLOBAL.innodb_page_size, NULL
-FROM performance_schema.global_status
-WHERE UPPER(VARIABLE_NAME) = 'INNODB_BUFFER_POOL_PAGES_FLUSHED';
+WHERE counter IS NOT NULL;
 
 -- Time spent in I/O, from performance_schema's InnoDB file instruments: reads and writes of
 -- data files, and the redo log's syncs (SUM_TIMER_MISC: fsync, with the rare open and close)
