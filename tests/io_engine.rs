@@ -223,9 +223,14 @@ fn both_engines_run_and_report_and_psync_can_be_forced() {
         // Uncontrolled: Little's law agrees with what was observed, and the slots stay busy
         // when an I/O takes longer than issuing one. A file the host serves from its cache in
         // a few µs completes I/Os as fast as a thread can submit them, and then only the law
-        // holds.
-        let ratio = r.littles_law_outstanding_ios / r.mean_outstanding_ios;
-        assert!((ratio - 1.0).abs() < 0.05, "{r:?}");
+        // holds. The two differ only by the I/Os that straddle the window's edges (the law
+        // counts a straddling I/O's whole service time, the observation only its part inside),
+        // at most one per slot per edge, each at most the longest service time: a stall of the
+        // host at an edge moves them apart by that much and no more.
+        let edges = 2.0 * f64::from(r.outstanding_max_ios) * r.service_latency_us.max as f64 / 1e6
+            / r.elapsed_secs;
+        let gap = (r.littles_law_outstanding_ios - r.mean_outstanding_ios).abs();
+        assert!(gap <= 0.05 * r.mean_outstanding_ios + edges, "{r:?}");
         if r.service_latency_us.avg > 50.0 {
             assert!(
                 r.mean_outstanding_ios > 0.5 * f64::from(r.outstanding_max_ios),
