@@ -227,7 +227,8 @@ fn both_engines_run_and_report_and_psync_can_be_forced() {
         // counts a straddling I/O's whole service time, the observation only its part inside),
         // at most one per slot per edge, each at most the longest service time: a stall of the
         // host at an edge moves them apart by that much and no more.
-        let edges = 2.0 * f64::from(r.outstanding_max_ios) * r.service_latency_us.max as f64 / 1e6
+        let edges = 2.0 * f64::from(r.outstanding_max_ios) * r.service_latency_us.max as f64
+            / 1e6
             / r.elapsed_secs;
         let gap = (r.littles_law_outstanding_ios - r.mean_outstanding_ios).abs();
         assert!(gap <= 0.05 * r.mean_outstanding_ios + edges, "{r:?}");
