@@ -11,7 +11,9 @@
 # warm-up on either side. Cases: 4K randread at depth 1, 32 and 128; 4K randwrite at 128; 64K
 # seqread at 32; 64K seqwrite at 16. Prints per case the median IOPS of each tool, the median
 # of the per-pair IOPS ratios (drivebench / fio), and the median CPU-µs per I/O of each (user + system time of the whole process from
-# /usr/bin/time, divided by the I/Os it completed), and the share of each tool's I/Os the
+# /usr/bin/time, divided by the I/Os it completed; their ratio; and the kernel's part of each,
+# system time per I/O, the same io_uring and block-layer path for both: a floor no client can
+# go under), and the share of each tool's I/Os the
 # kernel's block layer merged into larger requests (from /sys/dev/block/M:m/stat of the device
 # holding the file, device-wide, so other processes' I/O counts too; a merged pattern is a
 # different load on the drive). Then drivebench's rate accuracy: a 4K
@@ -65,7 +67,7 @@ job = json.load(open(f"{work}/fio.json"))["jobs"][0]
 ios = job["read"]["total_ios"] + job["write"]["total_ios"]
 iops = job["read"]["iops"] + job["write"]["iops"]
 u, s = map(float, open(f"{work}/fio.time").read().split()[-2:])
-print(f"fio\t{name}\t{iops:.1f}\t{(u + s) / ios * 1e6:.3f}\t{merged}")
+print(f"fio\t{name}\t{iops:.1f}\t{(u + s) / ios * 1e6:.3f}\t{merged}\t{s / ios * 1e6:.3f}")
 PY
 }
 run_drivebench() {
@@ -81,7 +83,7 @@ import json, sys
 name, work, merged = sys.argv[1], sys.argv[2], sys.argv[3]
 point = json.load(open(f"{work}/db/result.json"))["sweeps"][0]["points"][0]
 u, s = map(float, open(f"{work}/db.time").read().split()[-2:])
-print(f"drivebench\t{name}\t{point['iops']:.1f}\t{(u + s) / point['ios'] * 1e6:.3f}\t{merged}")
+print(f"drivebench\t{name}\t{point['iops']:.1f}\t{(u + s) / point['ios'] * 1e6:.3f}\t{merged}\t{s / point['ios'] * 1e6:.3f}")
 PY
 }
 while read -r name rw bs depth rpct rnd; do
@@ -103,13 +105,15 @@ rm -rf "$work/rate"
 python3 - "$results" "$work/rate/result.json" <<'PY'
 import json, statistics, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
-print("\ncase | IOPS drivebench | IOPS fio | IOPS ratio (median of pairs) | CPU-µs/IO drivebench | CPU-µs/IO fio | merged % drivebench | merged % fio")
+# The kernel's part of the CPU per I/O (system time) is the same path for both tools (io_uring
+# submission, the block layer, the completion): the floor under any CPU ratio.
+print("\ncase | IOPS drivebench | IOPS fio | IOPS ratio (median of pairs) | CPU-µs/IO drivebench | CPU-µs/IO fio | CPU ratio | of it kernel µs/IO drivebench | kernel µs/IO fio | merged % drivebench | merged % fio")
 for name in dict.fromkeys(r[1] for r in rows):
     def col(tool, i):
         return [float(r[i]) for r in rows if r[0] == tool and r[1] == name]
     med = lambda tool, i: statistics.median(col(tool, i))
     ratio = statistics.median(d / f for d, f in zip(col("drivebench", 2), col("fio", 2)))
-    print(f"{name} | {med('drivebench', 2):.0f} | {med('fio', 2):.0f} | {ratio:.3f} | {med('drivebench', 3):.2f} | {med('fio', 3):.2f} | {med('drivebench', 4):.1f} | {med('fio', 4):.1f}")
+    print(f"{name} | {med('drivebench', 2):.0f} | {med('fio', 2):.0f} | {ratio:.3f} | {med('drivebench', 3):.2f} | {med('fio', 3):.2f} | {med('drivebench', 3) / med('fio', 3):.3f} | {med('drivebench', 5):.2f} | {med('fio', 5):.2f} | {med('drivebench', 4):.1f} | {med('fio', 4):.1f}")
 sweep = json.load(open(sys.argv[2]))["sweeps"][0]
 print(f"\nrate accuracy (4K randread, depth 32; max {sweep['max_iops']:.0f} IOPS)")
 print("point | target IOPS | achieved IOPS | error")
