@@ -24,6 +24,7 @@ mod engine_io_run;
 mod engine_io_verdict;
 mod faults;
 mod faults_net;
+mod health;
 mod io_engine;
 mod io_sweep;
 mod layers;

@@ -16,6 +16,7 @@ mod db_curve;
 mod ending;
 mod engine_io;
 pub mod entry;
+mod health;
 pub mod lifecycle;
 mod load;
 mod measure;

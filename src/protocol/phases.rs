@@ -59,6 +59,8 @@ pub async fn run_phases(
         plan.db.phases.len()
     ));
     hooks.before_start().await;
+    let target = std::path::Path::new(plan.target_path());
+    let mut health = super::health::HealthWatch::start(target, ctx.console).await;
     let t0 = match start_clock(fleet, ctx).await {
         Ok(t0) => t0,
         Err(ending) => return ending,
@@ -101,6 +103,7 @@ pub async fn run_phases(
         let engine_io = ctx.engine_io.as_mut().map(|e| e.track.close());
         add_telemetry(&mut closed, sampled.telemetry, paced, ctx);
         add_engine_io(phase, &mut closed, engine_io, ctx);
+        closed.health = Some(health.close_phase().await);
         if let Some(track) = sampled.steady
             && add_steady(phase, &mut closed, track, ctx)
         {
@@ -392,5 +395,6 @@ fn close_phase(
         telemetry: None,
         steady: None,
         engine_io: None,
+        health: None,
     }
 }

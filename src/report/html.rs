@@ -54,6 +54,9 @@ pub fn page(r: &RunReport) -> String {
     if r.phases.is_empty() && r.plan.database.is_some() {
         s.push_str("<p>No phase was measured.</p>");
     }
+    if let Some(sec) = super::health::section(r) {
+        super::table::section_html(&mut s, &sec, 2);
+    }
     super::server_settings::html(&mut s, &r.instances);
     super::engine_io::missing_html(&mut s, &r.instances);
     for sec in super::benchmark_sections(r) {

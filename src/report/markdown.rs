@@ -44,6 +44,9 @@ pub fn summary(r: &RunReport) -> String {
     if let Some(m) = &r.merge {
         super::merge::markdown::markdown(&mut s, m);
     }
+    if let Some(sec) = super::health::section(r) {
+        super::table::section_markdown(&mut s, &sec, 2);
+    }
     super::server_settings::markdown(&mut s, &r.instances);
     super::engine_io::missing_markdown(&mut s, &r.instances);
     for sec in super::benchmark_sections(r) {

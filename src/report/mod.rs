@@ -10,6 +10,7 @@ pub mod curves;
 #[cfg(test)]
 mod curves_tests;
 pub mod engine_io;
+pub mod health;
 pub mod html;
 mod html_curves;
 mod html_telemetry;

@@ -64,6 +64,9 @@ pub struct HostPhase {
     /// Its engines' own I/O figures over the phase (all its instances), when sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_io: Option<drivebench_core::engine_io::EngineIoFigures>,
+    /// Its drive's health over the phase (each host has its own drive), when read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<crate::results::health::PhaseHealth>,
 }
 
-pub const RULES: &str = "TPS and TPC-C tpmC/NOPM: the hosts' figures summed; latency: percentiles of the hosts' histograms merged; counts summed; series rows moved onto the earliest host's clock and rounded to the report interval; engine I/O: per host as measured, in total rates summed and ratios weighted by transactions; load curves and sweeps are kept per host.";
+pub const RULES: &str = "TPS and TPC-C tpmC/NOPM: the hosts' figures summed; latency: percentiles of the hosts' histograms merged; counts summed; series rows moved onto the earliest host's clock and rounded to the report interval; engine I/O: per host as measured, in total rates summed and ratios weighted by transactions; drive health per host, never combined; load curves and sweeps are kept per host.";

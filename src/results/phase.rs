@@ -44,6 +44,10 @@ pub struct PhaseReport {
     /// instance, in total and per report interval; absent without telemetry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_io: Option<crate::results::engine_io::SpanEngineIo>,
+    /// The drive's health log before and after the phase with what changed, or why there is
+    /// none; absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<crate::results::health::PhaseHealth>,
 }
 
 impl PhaseReport {

@@ -5,6 +5,10 @@
 //!
 //! # Layout
 //!
+//! - [`health`]: what the drive itself counted: its health log (NVMe SMART and the OCP
+//!   extended SMART log through the admin passthrough ioctl, the ATA SMART table's parser),
+//!   read through the interface sysfs shows, or why there is none; the difference between
+//!   two readings.
 //! - [`io`]: the synthetic direct-I/O engine shaped like fio's: workload points on dedicated
 //!   threads (io_uring or pread/pwrite), profiles, fill, sweep points, O_DIRECT targets (files,
 //!   block devices behind `target`'s guard), latency and rate results.
@@ -16,6 +20,7 @@
 //!   cache, pressure and named processes, sampled at instants, turned into interval and phase
 //!   figures, and the bottleneck verdict.
 
+pub mod health;
 pub mod io;
 pub mod sysfs;
 pub mod target;

@@ -38,6 +38,10 @@ pub struct RunEntry {
     /// the I/O class the engines' figures named.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<crate::results::telemetry::PhaseVerdict>,
+    /// Whether the drive throttled (thermal) in any phase, from its health log; absent when
+    /// no health log was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttled: Option<bool>,
     /// Total TPS per report interval of the phase (the samples of the significance test).
     #[serde(skip)]
     pub interval_tps: Vec<f64>,
@@ -78,6 +82,7 @@ impl RunEntry {
             verdict: phase
                 .and_then(|p| p.telemetry.as_ref())
                 .map(|t| t.verdict.clone()),
+            throttled: crate::report::health::run_throttled(r),
             interval_tps: phase
                 .map(|p| p.total_tps().into_iter().map(|(_, tps)| tps).collect())
                 .unwrap_or_default(),

@@ -166,10 +166,15 @@ fn entries(runs: &[Run]) -> Result<Vec<RunEntry>, CompareError> {
 /// differ.
 fn warnings(entries: &[RunEntry]) -> Vec<String> {
     let compared: Vec<_> = entries.iter().filter_map(model::compared).collect();
-    model::benchmarks(&compared)
+    let mut warnings: Vec<String> = model::benchmarks(&compared)
         .into_iter()
         .flat_map(|b| b.compare_warnings(&compared))
-        .collect()
+        .collect();
+    let flags: Vec<(&str, Option<bool>)> = (entries.iter())
+        .map(|e| (e.label.as_str(), e.throttled))
+        .collect();
+    warnings.extend(super::health::compare_warning(&flags));
+    warnings
 }
 
 /// Build the comparison of `runs`. Runs of different workloads are an error unless `force`.

@@ -288,6 +288,7 @@ fn merge_phase(
             tpmc: p.figures().tpmc(),
             nopm: p.figures().nopm(),
             engine_io: p.engine_io.as_ref().and_then(|e| e.total.clone()),
+            health: p.health.clone(),
         });
     }
     series.sort_by(|a, b| a.elapsed_s.total_cmp(&b.elapsed_s));
@@ -312,6 +313,7 @@ fn merge_phase(
         telemetry: None,
         steady: None,
         engine_io: merged_engine_io(&parts, interval_s),
+        health: None,
         summary,
         per_instance,
         series,

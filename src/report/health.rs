@@ -1,0 +1,158 @@
+//! The drive's health log in summary.md and report.html: a "Drive health" section with one
+//! row per phase (per phase and host in a merged run) — the bytes the host wrote and read as
+//! the drive counted them, the bytes written to its media and the write amplification where
+//! the drive keeps the OCP extended log, the highest temperature, new media errors and whether
+//! the drive throttled — and the one line saying why no log was read where none was. Reads
+//! result.json's `phases[].health` and `merge.phases[].hosts[].health` only.
+
+use crate::results::health::PhaseHealth;
+use crate::results::run::RunReport;
+use drivebench_core::config::units::format_bytes;
+use drivebench_core::table::{Block, Column, Section, Table, Text};
+use drivebench_system::health::HealthDelta;
+
+/// The section's title.
+pub const TITLE: &str = "Drive health";
+
+/// What each row is labelled with, and its health: the phases, or in a merged run each
+/// host's phases.
+fn entries(r: &RunReport) -> Vec<(String, &PhaseHealth)> {
+    match &r.merge {
+        Some(m) => (m.phases.iter())
+            .flat_map(|p| {
+                (p.hosts.iter()).filter_map(|h| {
+                    Some((format!("{} ({})", p.phase, h.label), h.health.as_ref()?))
+                })
+            })
+            .collect(),
+        None => (r.phases.iter())
+            .filter_map(|p| Some((p.name.clone(), p.health.as_ref()?)))
+            .collect(),
+    }
+}
+
+/// The section, when any phase has a health record.
+pub fn section(r: &RunReport) -> Option<Section> {
+    let entries = entries(r);
+    if entries.is_empty() {
+        return None;
+    }
+    let mut sec = Section::new(TITLE).with_class("health");
+    let mut lines: Vec<String> = Vec::new();
+    let mut t = table();
+    let mut throttled = Vec::new();
+    for (label, h) in &entries {
+        match h {
+            PhaseHealth::Read { device, delta, .. } => {
+                t.row(row(label, device, delta));
+                if delta.throttled {
+                    throttled.push(label.clone());
+                }
+            }
+            PhaseHealth::Unavailable { .. } => {
+                let line = h.unavailable_line().unwrap_or_default();
+                if !lines.contains(&line) {
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    if !t.rows.is_empty() {
+        sec.push(Block::Table(t));
+    }
+    if !throttled.is_empty() {
+        sec.push(Block::classed(
+            "warn",
+            Text::plain(format!(
+                "The drive throttled (thermal) in: {}. Figures of those phases are those of a throttled drive.",
+                throttled.join(", ")
+            )),
+        ));
+    }
+    for line in lines {
+        sec.push(Block::paragraph(Text::plain(line)));
+    }
+    Some(sec)
+}
+
+fn table() -> Table {
+    let mut t = Table::new(vec![
+        Column::left("phase"),
+        Column::left("device"),
+        Column::right("host written"),
+        Column::right("host read"),
+        Column::right("media written"),
+        Column::right("write amplification"),
+        Column::right("max °C"),
+        Column::right("media errors"),
+        Column::right("throttle entries"),
+        Column::right("throttle s"),
+        Column::left("throttled"),
+    ]);
+    t.notes.push(
+        "Bytes as the drive counted them between the readings before and after each phase \
+         (NVMe: units of 512,000 bytes). Media bytes and write amplification (media / host \
+         bytes written) come from the OCP extended SMART log, where the drive keeps one."
+            .into(),
+    );
+    t
+}
+
+fn row(label: &str, device: &str, d: &HealthDelta) -> Vec<String> {
+    let bytes = |b: Option<u64>| b.map_or("-".into(), format_bytes);
+    vec![
+        label.to_string(),
+        device.to_string(),
+        bytes(d.host_bytes_written),
+        bytes(d.host_bytes_read),
+        bytes(d.media_bytes_written),
+        d.write_amplification
+            .map_or("-".into(), |w| format!("{w:.2}")),
+        d.temperature_max_c
+            .map_or("-".into(), |c| format!("{c:.0}")),
+        d.media_errors.to_string(),
+        d.thermal_transitions.to_string(),
+        d.thermal_seconds.to_string(),
+        if d.throttled { "yes" } else { "no" }.into(),
+    ]
+}
+
+/// Whether the drive throttled in any phase; None when no phase has a health log read.
+pub fn run_throttled(r: &RunReport) -> Option<bool> {
+    let read: Vec<&PhaseHealth> = (entries(r).into_iter())
+        .map(|(_, h)| h)
+        .filter(|h| matches!(h, PhaseHealth::Read { .. }))
+        .collect();
+    (!read.is_empty()).then(|| read.iter().any(|h| h.throttled()))
+}
+
+/// compare's warning when any run's drive throttled: runs as (label, throttled).
+pub fn compare_warning(runs: &[(&str, Option<bool>)]) -> Option<String> {
+    let throttled: Vec<&str> = (runs.iter())
+        .filter(|(_, t)| *t == Some(true))
+        .map(|(label, _)| *label)
+        .collect();
+    (!throttled.is_empty()).then(|| {
+        format!(
+            "the drive throttled (thermal) during {}: those figures are a throttled drive's, not its sustained performance",
+            throttled.join(", ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare_warns_only_of_throttled_runs() {
+        assert_eq!(compare_warning(&[("a", Some(false)), ("b", None)]), None);
+        let w = compare_warning(&[("a", Some(true)), ("b", Some(false)), ("c", Some(true))]);
+        assert_eq!(
+            w.as_deref(),
+            Some(
+                "the drive throttled (thermal) during a, c: those figures are a throttled drive's, not its sustained performance"
+            )
+        );
+    }
+}

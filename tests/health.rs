@@ -1,0 +1,158 @@
+//! The drive's health log: its parsers through the public API on pages built from the NVMe
+//! and OCP specifications' layouts, the admin passthrough's refusal on a real loop device, and
+//! a real SQLite run on a loop device's filesystem, whose every phase records why no log was
+//! read, once on the console and in summary.md.
+
+use std::path::Path;
+
+use drivebench_system::health::nvme::NvmeSmart;
+use drivebench_system::health::ocp::{self, OcpSmart};
+use drivebench_system::health::passthru::{self, PassthruError};
+use drivebench_system::health::read::{HealthLog, HealthRead, read};
+use drivebench_system::health::{HealthDelta, PageError};
+use drivebench_system::sysfs::BlockDevice;
+
+use crate::common::loopfs::LoopFs;
+use crate::common::{bin, read_json, root, text};
+
+/// An NVMe SMART page with the host's data units written (bytes 48-63) and read (32-47), the
+/// composite temperature (1-2) and thermal management temperature 1's count (216-219).
+fn nvme_page(written: u128, read: u128, kelvin: u16, tmt1: u32) -> Vec<u8> {
+    let mut p = vec![0u8; 512];
+    p[1..3].copy_from_slice(&kelvin.to_le_bytes());
+    p[32..48].copy_from_slice(&read.to_le_bytes());
+    p[48..64].copy_from_slice(&written.to_le_bytes());
+    p[216..220].copy_from_slice(&tmt1.to_le_bytes());
+    p
+}
+
+/// An OCP extended SMART page with media bytes written (bytes 0-15) and the log GUID at
+/// 496-511, its bytes as the specification lists them lowest first.
+fn ocp_page(media_written: u128) -> Vec<u8> {
+    let mut p = vec![0u8; 512];
+    p[0..16].copy_from_slice(&media_written.to_le_bytes());
+    p[496..512].copy_from_slice(&[
+        0xC5, 0xAF, 0x10, 0x28, 0xEA, 0xBF, 0xF2, 0xA4, 0x9C, 0x4F, 0x6F, 0x7C, 0xC9, 0x14, 0xD5,
+        0xAF,
+    ]);
+    p
+}
+
+fn log(nvme: &[u8], ocp: &[u8]) -> HealthLog {
+    HealthLog::Nvme {
+        smart: NvmeSmart::parse(nvme).unwrap(),
+        ocp: Some(OcpSmart::parse(ocp).unwrap()),
+    }
+}
+
+#[test]
+fn a_phase_on_an_ocp_drive_gives_host_and_media_bytes_and_their_ratio() {
+    let before = log(&nvme_page(10_000, 500, 310, 0), &ocp_page(8_000_000_000));
+    // The host wrote 4,000 units (2.048 GB), the media 6.144 GB: write amplification 3.
+    let after = log(&nvme_page(14_000, 700, 325, 1), &ocp_page(14_144_000_000));
+    let d = HealthDelta::between(&before, &after).unwrap();
+    assert_eq!(d.host_bytes_written, Some(2_048_000_000));
+    assert_eq!(d.host_bytes_read, Some(102_400_000));
+    assert_eq!(d.media_bytes_written, Some(6_144_000_000));
+    assert_eq!(d.write_amplification, Some(3.0));
+    assert!((d.temperature_max_c.unwrap() - 51.85).abs() < 1e-9);
+    assert_eq!(d.thermal_transitions, 1);
+    assert!(
+        d.throttled,
+        "one entry into thermal management temperature 1"
+    );
+}
+
+#[test]
+fn pages_that_are_not_the_log_are_refused() {
+    let mut vendor = ocp_page(1);
+    vendor[496..512].copy_from_slice(&[0x11; 16]);
+    assert_eq!(
+        OcpSmart::parse(&vendor),
+        Err(PageError::Guid {
+            log: "OCP extended SMART log",
+            found: u128::from_le_bytes([0x11; 16]),
+            expected: ocp::GUID,
+        })
+    );
+    assert!(matches!(
+        NvmeSmart::parse(&nvme_page(1, 1, 300, 0)[..64]),
+        Err(PageError::Length { len: 64, .. })
+    ));
+}
+
+/// A loop device and its filesystem, or None (skipped) where this host cannot make one.
+fn loop_fs(mib: u64) -> Option<LoopFs> {
+    match LoopFs::new(mib) {
+        Ok(fs) => Some(fs),
+        Err(why) => {
+            assert!(std::env::var("CI").is_err(), "CI runs as root: {why}");
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}
+
+#[test]
+fn the_admin_passthrough_is_refused_by_a_loop_device() {
+    let Some(fs) = loop_fs(16) else { return };
+    match passthru::log_page(Path::new(&fs.dev), 0x02) {
+        Err(PassthruError::Refused { log_id: 2, .. }) => {}
+        other => panic!("{}: expected the kernel's refusal, got {other:?}", fs.dev),
+    }
+    let name = Path::new(&fs.dev).file_name().unwrap().to_str().unwrap();
+    let disk = BlockDevice::at(std::fs::canonicalize(format!("/sys/block/{name}")).unwrap());
+    assert_eq!(
+        read(&disk),
+        HealthRead::Unavailable {
+            reason: "loop device: not NVMe or ATA".into()
+        }
+    );
+}
+
+#[test]
+fn a_run_on_a_loop_device_says_once_that_it_has_no_health_log() {
+    let Some(fs) = loop_fs(256) else { return };
+    let out_dir = tempfile::tempdir().unwrap();
+    let run_dir = out_dir.path().join("run");
+    let out = bin()
+        .args(["run", "scenarios/quickstart.toml", "--time-scale", "0.02"])
+        .args(["--set", "workload.table_size=1000"])
+        .arg("--out")
+        .arg(&run_dir)
+        .arg("--target")
+        .arg(fs.mnt.join("target"))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let dev = Path::new(&fs.dev).file_name().unwrap().to_str().unwrap();
+    let line = format!("drive health: no health log on {dev} (loop device: not NVMe or ATA)");
+    assert_eq!(
+        stderr.matches(&line).count(),
+        1,
+        "one line per run:\n{stderr}"
+    );
+    let result = read_json(&run_dir.join("result.json"));
+    let phases = result["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 2);
+    for p in phases {
+        assert_eq!(
+            p["health"],
+            serde_json::json!({
+                "state": "unavailable",
+                "device": dev,
+                "reason": "loop device: not NVMe or ATA",
+            }),
+            "{}",
+            p["name"]
+        );
+    }
+    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
+    let section = summary.split("## Drive health").nth(1).expect(&summary);
+    assert!(section.trim_start().starts_with(&line), "{summary}");
+    assert_eq!(section.matches(&line).count(), 1, "{summary}");
+    let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    assert!(html.contains("Drive health</h2>") && html.contains(&line));
+}
