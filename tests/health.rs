@@ -13,7 +13,7 @@ use drivebench_system::health::{HealthDelta, PageError};
 use drivebench_system::sysfs::BlockDevice;
 
 use crate::common::loopfs::LoopFs;
-use crate::common::{bin, read_json, root, text};
+use crate::common::{bin, read_json, root, run, text};
 
 /// An NVMe SMART page with the host's data units written (bytes 48-63) and read (32-47), the
 /// composite temperature (1-2) and thermal management temperature 1's count (216-219).
@@ -155,4 +155,85 @@ fn a_run_on_a_loop_device_says_once_that_it_has_no_health_log() {
     assert_eq!(section.matches(&line).count(), 1, "{summary}");
     let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
     assert!(html.contains("Drive health</h2>") && html.contains(&line));
+}
+
+/// A result fixture whose phases carry a health record read from these pages: the host wrote
+/// 4,000 data units, the media three times as much; `tmt1` entries into light throttling.
+fn fixture_with_health(dir: &Path, fixture: &str, tmt1: u32) -> std::path::PathBuf {
+    let mut r = read_json(&root().join(fixture));
+    let before = log(&nvme_page(10_000, 500, 310, 0), &ocp_page(8_000_000_000));
+    let after = log(
+        &nvme_page(14_000, 700, 325, tmt1),
+        &ocp_page(14_144_000_000),
+    );
+    let delta = HealthDelta::between(&before, &after).unwrap();
+    let health = serde_json::json!({
+        "state": "read",
+        "device": "nvme0n1",
+        "before": before,
+        "after": after,
+        "delta": delta,
+    });
+    for p in r["phases"].as_array_mut().unwrap() {
+        p["health"] = health.clone();
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("result.json"), r.to_string()).unwrap();
+    dir.to_path_buf()
+}
+
+#[test]
+fn a_throttled_drive_is_marked_in_the_report_and_warned_of_in_compare() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hot = fixture_with_health(&tmp.path().join("hot"), "tests/data/compare/a.json", 2);
+    let cool = fixture_with_health(&tmp.path().join("cool"), "tests/data/compare/b.json", 0);
+    let out = run(&["report", hot.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary = std::fs::read_to_string(hot.join("summary.md")).unwrap();
+    let section = summary.split("## Drive health").nth(1).expect(&summary);
+    for row in [
+        "| sample | nvme0n1 | 1.9 GiB | 97.7 MiB | 5.7 GiB | 3.00 | 52 | 0 | 2 | 0 | yes |",
+        "| precondition | nvme0n1 | 1.9 GiB |",
+    ] {
+        assert!(section.contains(row), "{row}\n{section}");
+    }
+    assert!(
+        section.contains("The drive throttled (thermal) in: precondition, sample."),
+        "{section}"
+    );
+    let html = std::fs::read_to_string(hot.join("report.html")).unwrap();
+    assert!(
+        html.contains("<td class=\"l\">yes</td>"),
+        "the throttled cell"
+    );
+    let cmp = tmp.path().join("cmp");
+    let out = run(&[
+        "compare",
+        hot.join("result.json").to_str().unwrap(),
+        cool.join("result.json").to_str().unwrap(),
+        "--label",
+        &format!("hot={}", hot.join("result.json").display()),
+        "--label",
+        &format!("cool={}", cool.join("result.json").display()),
+        "--out",
+        cmp.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json = read_json(&cmp.join("compare.json"));
+    let flags: Vec<(&str, &serde_json::Value)> = (json["runs"].as_array().unwrap().iter())
+        .map(|r| (r["label"].as_str().unwrap(), &r["throttled"]))
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            ("hot", &serde_json::json!(true)),
+            ("cool", &serde_json::json!(false))
+        ]
+    );
+    let md = std::fs::read_to_string(cmp.join("compare.md")).unwrap();
+    assert!(
+        md.contains("the drive throttled (thermal) during hot:"),
+        "{md}"
+    );
+    assert!(!md.contains("during hot, cool"), "{md}");
 }
