@@ -71,7 +71,7 @@
 //!   space, guard and leftovers; `telemetry`, device and host counters, the bottleneck
 //!   verdict, host facts (`host_info`) and the host clock's state (`clock`); `health`, the
 //!   drive's own health log (NVMe SMART and OCP extended SMART through the admin passthrough,
-//!   the ATA SMART table's parser) and what changed between two readings.
+//!   an ATA disk's SMART table through the SCSI generic ATA pass-through) and what changed between two readings.
 //! - `drivebench-core` (crates/core), the pure leaves: `config`, units and scenario errors;
 //!   `curve`, the sans-IO curve driver and steady-state rule; `histogram`, the one HDR shape
 //!   of every latency; `rng`, a virtual client's seeded random stream.

@@ -1,5 +1,6 @@
 //! The drive's health log: its parsers through the public API on pages built from the NVMe
-//! and OCP specifications' layouts, the admin passthrough's refusal on a real loop device, and
+//! and OCP specifications' layouts, the NVMe admin passthrough's and the ATA pass-through's
+//! refusal on a real loop device, and
 //! a real SQLite run on a loop device's filesystem, whose every phase records why no log was
 //! read, once on the console and in summary.md.
 
@@ -9,6 +10,7 @@ use drivebench_system::health::nvme::NvmeSmart;
 use drivebench_system::health::ocp::{self, OcpSmart};
 use drivebench_system::health::passthru::{self, PassthruError};
 use drivebench_system::health::read::{HealthLog, HealthRead, read};
+use drivebench_system::health::sgio::{self, SgIoError};
 use drivebench_system::health::{HealthDelta, PageError};
 use drivebench_system::sysfs::BlockDevice;
 
@@ -98,6 +100,10 @@ fn the_admin_passthrough_is_refused_by_a_loop_device() {
     let Some(fs) = loop_fs(16) else { return };
     match passthru::log_page(Path::new(&fs.dev), 0x02) {
         Err(PassthruError::Refused { log_id: 2, .. }) => {}
+        other => panic!("{}: expected the kernel's refusal, got {other:?}", fs.dev),
+    }
+    match sgio::smart_data(Path::new(&fs.dev)) {
+        Err(SgIoError::Refused { .. }) => {}
         other => panic!("{}: expected the kernel's refusal, got {other:?}", fs.dev),
     }
     let name = Path::new(&fs.dev).file_name().unwrap().to_str().unwrap();

@@ -6,7 +6,7 @@
 //! # Layout
 //!
 //! - [`health`]: what the drive itself counted: its health log (NVMe SMART and the OCP
-//!   extended SMART log through the admin passthrough ioctl, the ATA SMART table's parser),
+//!   extended SMART log through the admin passthrough ioctl, an ATA disk's SMART table through the SCSI generic ATA pass-through),
 //!   read through the interface sysfs shows, or why there is none; the difference between
 //!   two readings.
 //! - [`io`]: the synthetic direct-I/O engine shaped like fio's: workload points on dedicated

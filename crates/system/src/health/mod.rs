@@ -8,8 +8,8 @@
 //!   [`passthru`]); and, where the drive has it, the OCP Datacenter NVMe SSD extended SMART
 //!   log (log id 0xC0), whose physical media bytes written make write amplification
 //!   measurable ([`ocp`]). A page whose OCP GUID does not match is not taken for one.
-//! - **ATA**: the SMART attribute table's parser ([`ata`]); this build does not issue the
-//!   ATA pass-through that reads it, and says so as the reason.
+//! - **ATA**: the SMART attribute table ([`ata`]) read by SMART READ DATA as an ATA
+//!   PASS-THROUGH (16) command through the SCSI generic ioctl on `/dev/sdX` ([`sgio`]).
 //! - **Anything else** (virtio, loop, zram, SCSI, device-mapper): no health log, with the
 //!   reason ([`interface`]).
 //!
@@ -24,6 +24,7 @@ pub mod nvme;
 pub mod ocp;
 pub mod passthru;
 pub mod read;
+pub mod sgio;
 
 mod page;
 

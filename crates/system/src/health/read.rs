@@ -1,5 +1,6 @@
 //! A disk's health log, read through its interface: the NVMe SMART log (and the OCP extended
-//! log where the drive has one) through the admin passthrough, or why there is none. Never an
+//! log where the drive has one) through the admin passthrough, an ATA disk's SMART table
+//! through the SCSI generic ATA pass-through, or why there is none. Never an
 //! error: a disk with no readable log is [`HealthRead::Unavailable`] with the reason.
 
 use std::path::Path;
@@ -11,7 +12,7 @@ use super::ata::AtaSmart;
 use super::interface::{self, Interface};
 use super::nvme::{self, NvmeSmart};
 use super::ocp::{self, OcpSmart};
-use super::passthru;
+use super::{passthru, sgio};
 use crate::sysfs::BlockDevice;
 
 /// A drive's health log at one instant.
@@ -68,12 +69,7 @@ pub fn read(disk: &BlockDevice) -> HealthRead {
 pub fn read_with_nodes(disk: &BlockDevice, dev: &Path) -> HealthRead {
     match interface::of(disk, dev) {
         Interface::Nvme { controller } => read_nvme(&controller),
-        Interface::Ata { device } => HealthRead::Unavailable {
-            reason: format!(
-                "ATA disk {}: ATA SMART not read by this build",
-                device.display()
-            ),
-        },
+        Interface::Ata { device } => read_ata(&device),
         Interface::None { reason } => HealthRead::Unavailable { reason },
     }
 }
@@ -95,9 +91,16 @@ fn read_nvme(controller: &Path) -> HealthRead {
     }
 }
 
-/// Parse an ATA SMART data page read by other means into a log.
-pub fn ata_log(bytes: &[u8]) -> Result<HealthLog, super::PageError> {
-    AtaSmart::parse(bytes).map(|smart| HealthLog::Ata { smart })
+/// The SMART table through the ATA pass-through; its failure, or a page whose checksum does
+/// not hold, is the reason there is no log.
+fn read_ata(device: &Path) -> HealthRead {
+    let smart = sgio::smart_data(device)
+        .map_err(|e| e.to_string())
+        .and_then(|p| AtaSmart::parse(&p[..]).map_err(|e| e.to_string()));
+    match smart {
+        Ok(smart) => HealthRead::Read(HealthLog::Ata { smart }),
+        Err(reason) => HealthRead::Unavailable { reason },
+    }
 }
 
 #[cfg(test)]
