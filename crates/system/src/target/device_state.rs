@@ -208,9 +208,21 @@ pub fn mount(
     Ok(mounted)
 }
 
+/// How long a busy filesystem (an engine's files still being closed) is waited for before it
+/// is detached instead.
+const UNMOUNT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Drop for Mounted {
     fn drop(&mut self) {
-        if let Err(e) = unmount(&self.mount_point, 0) {
+        let started = Instant::now();
+        let mut result = unmount(&self.mount_point, 0);
+        while matches!(&result, Err(e) if e.raw_os_error() == Some(libc::EBUSY))
+            && started.elapsed() < UNMOUNT_WAIT
+        {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            result = unmount(&self.mount_point, 0);
+        }
+        if let Err(e) = result {
             tracing::warn!(
                 "unmounting {}: {e}; detaching it",
                 self.mount_point.display()
