@@ -17,7 +17,7 @@ use crate::scenario::Plan;
 use crate::scenario::start_state::{Fill, Purge, StartState};
 use drivebench_system::io::IoError;
 use drivebench_system::target::device_state::{self, DeviceStateError, Mounted};
-use drivebench_system::target::guard::{GuardError, claim_block_device};
+use drivebench_system::target::guard::{ClaimedDevice, GuardError, claim_block_device};
 
 pub use fill::FILL_FILE;
 
@@ -56,7 +56,7 @@ pub fn check(plan: &Plan) -> Result<(), StartStateRefused> {
     let Some(state) = &plan.start_state else {
         return Ok(());
     };
-    drop(claim_block_device(Path::new(&state.device), true)?);
+    drop(claim(&state.device)?);
     let target = Path::new(&plan.target_path);
     let refuse = |why: String| StartStateRefused::MountPoint {
         path: plan.target_path.clone(),
@@ -72,6 +72,24 @@ pub fn check(plan: &Plan) -> Result<(), StartStateRefused> {
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(refuse(e.to_string())),
+    }
+}
+
+/// How long a device found busy is tried again: the previous level's filesystem can hold it
+/// for a moment after its unmount returned.
+const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The device claimed through the guard (confirmed by `destroy_data` at resolution), tried
+/// again while only its exclusive open fails.
+fn claim(device: &str) -> Result<ClaimedDevice, GuardError> {
+    let started = std::time::Instant::now();
+    loop {
+        match claim_block_device(Path::new(device), true) {
+            Err(GuardError::Busy { .. }) if started.elapsed() < BUSY_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            other => return other,
+        }
     }
 }
 
@@ -110,7 +128,7 @@ fn reach_blocking(
     seed: u64,
     stop: &AtomicBool,
 ) -> Result<Reached, StartStateError> {
-    let claimed = claim_block_device(Path::new(&state.device), true)?;
+    let claimed = claim(&state.device)?;
     let device_bytes = device_state::device_bytes(&claimed)?;
     let purge = match state.purge {
         Purge::Discard => {

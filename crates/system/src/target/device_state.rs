@@ -36,10 +36,11 @@ impl Filesystem {
     }
 
     /// The mkfs program and its arguments before the device: forced over whatever is there,
-    /// quiet, and without discarding (so a purge's state, not mkfs's, is the starting one).
+    /// quiet, and without discarding (so a purge's state, not mkfs's, is the starting one);
+    /// ext4 with no blocks reserved for root, so the whole filesystem holds data.
     fn mkfs(self) -> (&'static str, &'static [&'static str]) {
         match self {
-            Filesystem::Ext4 => ("mkfs.ext4", &["-F", "-q", "-E", "nodiscard"]),
+            Filesystem::Ext4 => ("mkfs.ext4", &["-F", "-q", "-m", "0", "-E", "nodiscard"]),
             Filesystem::Xfs => ("mkfs.xfs", &["-f", "-q", "-K"]),
         }
     }
