@@ -108,7 +108,11 @@ pub async fn run_plan(plan: Plan, o: RunOptions) -> Result<Outcome, EntryError> 
     sweeps::check_devices(&plan)?;
     super::start_state::check(&plan)?;
     let needed = preflight::needed_bytes(&plan) + sweeps::needed_bytes(&plan);
-    let target = prepare_target(&plan, needed)?;
+    // A device's filesystem is checked for the bytes once it is made (`started`).
+    let target = match plan.start_state {
+        Some(_) => prepare_target(&plan, 0)?,
+        None => prepare_target(&plan, needed)?,
+    };
     let start = Start {
         out: (o.out).unwrap_or_else(|| lifecycle::default_out(&plan.name)),
         what: plan.name.clone(),

@@ -52,6 +52,28 @@ impl StartState {
         }
     }
 
+    /// One line for `drivebench plan`: "/dev/nvme1n1 (its data destroyed): discard, ext4
+    /// made without discard and mounted on the target, fill 50 %".
+    pub fn describe(&self) -> String {
+        let purge = match self.purge {
+            Purge::Discard => "discard",
+            Purge::None => "no purge",
+        };
+        let fill = match &self.fill {
+            Fill::None => "no fill".to_owned(),
+            Fill::SharePct(share) => format!("fill {share} %"),
+            Fill::LevelsPct(levels) => {
+                let each: Vec<String> = levels.iter().map(|l| format!("{l} %")).collect();
+                format!("one run per fill level: {}", each.join(", "))
+            }
+        };
+        format!(
+            "{} (its data destroyed): {purge}, {} made without discard and mounted on the target, {fill}",
+            self.device,
+            self.filesystem.as_str()
+        )
+    }
+
     /// This state with one fill level in place of a fullness run's list.
     pub fn at_level(&self, pct: f64) -> StartState {
         StartState {

@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::results::start_state::{PurgeReport, StartStateReport};
+use crate::results::start_state::{FillReport, PurgeReport, StartStateReport};
 use crate::scenario::Plan;
 use crate::scenario::start_state::{Fill, Purge, StartState};
+use drivebench_core::config::units::format_bytes;
 use drivebench_system::io::IoError;
 use drivebench_system::target::device_state::{self, DeviceStateError, Mounted};
 use drivebench_system::target::guard::{ClaimedDevice, GuardError, claim_block_device};
@@ -45,6 +46,18 @@ pub enum StartStateError {
     },
     #[error("the fill: {0}")]
     Fill(#[from] IoError),
+    #[error(transparent)]
+    Space(#[from] drivebench_system::target::TargetError),
+    #[error(
+        "the fill of {share_pct} % ({}) does not fit on the new filesystem ({} free); choose a lower share",
+        format_bytes(*bytes),
+        format_bytes(*free)
+    )]
+    FillTooLarge {
+        share_pct: f64,
+        bytes: u64,
+        free: u64,
+    },
     #[error("interrupted while reaching the start state")]
     Interrupted,
 }
@@ -151,14 +164,7 @@ fn reach_blocking(
     let mount_point = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
     let mounted = device_state::mount(&device, &mount_point, state.filesystem)?;
     let fill = match state.fill {
-        Fill::SharePct(share) => {
-            let bytes = fill::fill_bytes(device_bytes, share);
-            let report = fill::write(&mount_point, bytes, share, seed, stop)?;
-            if stop.load(Ordering::Relaxed) {
-                return Err(StartStateError::Interrupted);
-            }
-            Some(report)
-        }
+        Fill::SharePct(share) => Some(fill_to(&mount_point, device_bytes, share, seed, stop)?),
         Fill::None | Fill::LevelsPct(_) => None,
     };
     let report = StartStateReport {
@@ -172,4 +178,29 @@ fn reach_blocking(
         fill,
     };
     Ok(Reached { mounted, report })
+}
+
+/// A fill of `share` % of a device of `device_bytes` on the filesystem mounted at
+/// `mount_point`, refused when it does not fit there.
+fn fill_to(
+    mount_point: &Path,
+    device_bytes: u64,
+    share: f64,
+    seed: u64,
+    stop: &AtomicBool,
+) -> Result<FillReport, StartStateError> {
+    let bytes = fill::fill_bytes(device_bytes, share);
+    let free = drivebench_system::target::free_space_bytes(mount_point)?;
+    if bytes > free {
+        return Err(StartStateError::FillTooLarge {
+            share_pct: share,
+            bytes,
+            free,
+        });
+    }
+    let report = fill::write(mount_point, bytes, share, seed, stop)?;
+    match stop.load(Ordering::Relaxed) {
+        true => Err(StartStateError::Interrupted),
+        false => Ok(report),
+    }
 }
