@@ -42,6 +42,7 @@ mod run;
 mod scenarios;
 mod schema;
 mod secrets;
+mod start_state;
 mod steady;
 mod sweep_cli;
 mod sweep_device;

@@ -170,6 +170,12 @@ impl ScenarioArgs {
             }
             plan.target_path = t.display().to_string();
         }
+        if let Some(state) = &plan.start_state {
+            let device = std::path::Path::new(&state.device);
+            drivebench_system::target::guard::check_block_device_unused(device).map_err(|e| {
+                CliError::Invalid(format!("{}: target.device: {e}", self.scenario.display()))
+            })?;
+        }
         if self.capture
             && let Some(db) = plan.database.as_mut()
             && db.capture.is_none()

@@ -81,6 +81,9 @@ fn header(s: &mut String, plan: &Plan) {
         .collect();
     let _ = writeln!(s, "instances {}", engines.join(", "));
     let _ = writeln!(s, "target    {}", plan.target_path);
+    if let Some(state) = &plan.start_state {
+        let _ = writeln!(s, "device    {}", state.describe());
+    }
 }
 
 /// The workload line (sysbench or TPC-C-like), TPC-C's departures from the spec, and the

@@ -42,25 +42,59 @@ pub struct Args {
     /// several hosts that `drivebench merge` combines.
     #[arg(long, value_name = "TIME")]
     pub start_at: Option<String>,
+    /// Run the whole scenario once per fill level of its `[target] device`, in percent of the
+    /// device, e.g. --fullness 25,50,75,90 (in place of the scenario's target.fill or
+    /// target.fullness): one run directory per level under --out and a table of the levels
+    /// (fullness.md, fullness.json) beside them.
+    #[arg(long, value_name = "PCT,PCT...", value_delimiter = ',')]
+    pub fullness: Option<Vec<f64>>,
 }
 
 pub async fn run(args: Args) -> Result<i32, CliError> {
-    let plan = args.scenario.resolve()?;
+    let mut plan = args.scenario.resolve()?;
+    if let Some(levels) = &args.fullness {
+        set_fullness(&mut plan, levels)?;
+    }
     run_plan(plan, &args).await
 }
 
-/// Run a resolved plan (`run`, and `curve` with its curve filled in).
+/// `--fullness`: the levels, checked as target.fullness is, in place of the scenario's fill.
+fn set_fullness(plan: &mut Plan, levels: &[f64]) -> Result<(), CliError> {
+    let invalid = |e: String| CliError::Invalid(format!("--fullness: {e}"));
+    let state = plan.start_state.as_mut().ok_or_else(|| {
+        invalid(
+            "needs target.device, the block device to fill (--set target.device=/dev/...)".into(),
+        )
+    })?;
+    let levels = crate::scenario::start_state::check_levels(levels).map_err(invalid)?;
+    state.fill = crate::scenario::start_state::Fill::LevelsPct(levels);
+    Ok(())
+}
+
+/// Run a resolved plan (`run`, and `curve` with its curve filled in); a fullness run's once
+/// per level.
 pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
-    let options = RunOptions {
+    let start_at = start_at(args)?;
+    let options = || RunOptions {
         out: args.out.clone(),
         quiet: args.quiet,
         telemetry: !args.no_telemetry,
         metrics_listen: (args.metrics_listen).map(|a| (a, args.metrics_listen_public)),
-        start_at: start_at(args)?,
+        start_at,
         abort_exit: EXIT_INTERRUPTED,
         log_to: super::logging::set_log_file,
     };
-    entry::run_plan(plan, options)
+    let fullness = (plan.start_state.as_ref()).is_some_and(|s| !s.levels_pct().is_empty());
+    if fullness {
+        return crate::protocol::fullness::run(plan, options)
+            .await
+            .map(exit_code)
+            .map_err(|e| match e.is_invalid() {
+                true => CliError::Invalid(e.to_string()),
+                false => CliError::Failed(e.to_string()),
+            });
+    }
+    entry::run_plan(plan, options())
         .await
         .map(exit_code)
         .map_err(entry_error)

@@ -64,8 +64,13 @@ pub enum EntryError {
     Devices(#[from] sweeps::DeviceRefused),
     #[error(transparent)]
     Target(#[from] TargetError),
+    /// The device's start state refused before anything was touched.
+    #[error(transparent)]
+    StartState(#[from] super::start_state::StartStateRefused),
     #[error("the scenario has no database instances")]
     NoDatabase,
+    #[error("target.device: `up` does not bring a device to its start state; use `run`")]
+    UpWithDevice,
     /// What `up` refuses before anything starts.
     #[error(transparent)]
     Up(#[from] UpRefused),
@@ -101,8 +106,13 @@ pub async fn run_plan(plan: Plan, o: RunOptions) -> Result<Outcome, EntryError> 
         .transpose()?;
     let findings = preflight_or_refuse(&plan).await?;
     sweeps::check_devices(&plan)?;
+    super::start_state::check(&plan)?;
     let needed = preflight::needed_bytes(&plan) + sweeps::needed_bytes(&plan);
-    let target = prepare_target(&plan, needed)?;
+    // A device's filesystem is checked for the bytes once it is made (`started`).
+    let target = match plan.start_state {
+        Some(_) => prepare_target(&plan, 0)?,
+        None => prepare_target(&plan, needed)?,
+    };
     let start = Start {
         out: (o.out).unwrap_or_else(|| lifecycle::default_out(&plan.name)),
         what: plan.name.clone(),
@@ -122,8 +132,40 @@ pub async fn run_plan(plan: Plan, o: RunOptions) -> Result<Outcome, EntryError> 
     let mut ctx = run.ctx();
     ctx.telemetry = super::telemetry::Telemetry::wanted(o.telemetry);
     ctx.start_at = o.start_at;
-    let ending = super::run(&plan, &mut ctx).await;
-    run.finish(ending, true).map_err(EntryError::Finish)
+    let (ending, mounted) = match started(&plan, &mut ctx, needed).await {
+        Ok(mounted) => (super::run(&plan, &mut ctx).await, mounted),
+        Err(ending) => (ending, None),
+    };
+    let outcome = run.finish(ending, true).map_err(EntryError::Finish);
+    // Unmounted only now: the engines are stopped and the results written.
+    drop(mounted);
+    outcome
+}
+
+/// The plan's device brought to its start state and recorded, the target then described and
+/// checked for `needed` bytes on its new filesystem; the mount, when there is one.
+async fn started(
+    plan: &Plan,
+    ctx: &mut super::RunCtx<'_>,
+    needed: u64,
+) -> Result<Option<drivebench_system::target::device_state::Mounted>, super::Ending> {
+    let Some(state) = &plan.start_state else {
+        return Ok(None);
+    };
+    let failed = |e: &dyn std::fmt::Display| {
+        super::Ending::failed(super::Stage::Setup, super::Reason(e.to_string()))
+    };
+    let target = Path::new(&plan.target_path);
+    let reached = super::start_state::reach(state, target, plan.seed, ctx.cancel).await;
+    let reached = reached.map_err(|e| match e {
+        super::start_state::StartStateError::Interrupted => super::Ending::Interrupted,
+        e => failed(&e),
+    })?;
+    ctx.console
+        .line(&format!("start state: {}", reached.report.line()));
+    ctx.report.start_state = Some(reached.report);
+    ctx.report.environment.target = prepare_target(plan, needed).map_err(|e| failed(&e))?;
+    Ok(Some(reached.mounted))
 }
 
 /// Start a plan's private servers, load and check them as `run` would, and leave them
@@ -132,6 +174,9 @@ pub async fn up(plan: Plan, o: UpOptions) -> Result<Outcome, EntryError> {
     let Some(db) = plan.database() else {
         return Err(EntryError::NoDatabase);
     };
+    if plan.start_state.is_some() {
+        return Err(EntryError::UpWithDevice);
+    }
     super::up::refuse(db, o.listen.is_some())?;
     let findings = preflight_or_refuse(&plan).await?;
     prepare_target(&plan, preflight::needed_bytes(&plan))?;

@@ -88,6 +88,11 @@ fn target_findings(plan: &Plan) -> Vec<Finding> {
     }
     let needed = needed_bytes(plan);
     match target::free_space_bytes(path) {
+        // The data goes on the device's filesystem, made at the start: checked then.
+        _ if plan.start_state.is_some() => out.push(finding(
+            Level::Note,
+            format!("the estimated {} of new data is checked against the device's new filesystem once it is made", format_bytes(needed)),
+        )),
         Ok(free) if free >= needed => out.push(finding(
             Level::Ok,
             format!("free space {} covers the estimated {} of new data", format_bytes(free), format_bytes(needed)),

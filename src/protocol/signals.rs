@@ -55,6 +55,7 @@ pub(super) fn stop_on_signal(
 /// Stop at once on a second signal: servers killed, the results closed as far as they got.
 fn abort(signal: &str, kill_servers: bool, on_abort: &OnAbort, exit: i32) -> ! {
     crate::capture::switch_off_own();
+    drivebench_system::target::device_state::unmount_all_registered();
     let why = if kill_servers {
         crate::engines::server::kill_all_registered();
         format!(

@@ -119,6 +119,9 @@ fn header(s: &mut String, r: &RunReport) {
     let t = &r.environment.target;
     let drive = t.describe();
     row("Target", drive);
+    if let Some(state) = &r.start_state {
+        row("Start state", state.line());
+    }
     if let Some(d) = &t.device {
         row(
             "Drive",

@@ -85,6 +85,9 @@ fn run_lines(s: &mut String, r: &RunReport) {
         let _ = write!(target, "; device {} {model} {cap}", d.name);
     }
     let _ = writeln!(s, "- Target: {target}");
+    if let Some(state) = &r.start_state {
+        let _ = writeln!(s, "- Start state: {}", state.line());
+    }
     let _ = writeln!(
         s,
         "- Host: {} ({}, {} CPUs)",

@@ -18,6 +18,7 @@ pub mod markdown;
 pub mod merge;
 pub mod replay;
 pub mod server_settings;
+pub mod start_state;
 pub mod stats;
 pub mod svg;
 pub mod sweeps;

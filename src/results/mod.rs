@@ -1,15 +1,19 @@
 //! The results model: a run (`RunReport`, result.json, the source of truth), its phases, their
 //! series rows, preflight findings, and what the phase-closing computations fill in (per-phase
-//! telemetry figures and verdict, the drive's health log before and after, the engines' own I/O figures, the steady-state rounds, TPC-C
-//! figures and checks, load curves, sweeps, a merge of several hosts). `protocol` fills it; `report` only renders it.
+//! telemetry figures and verdict, the drive's health log before and after, the engines' own
+//! I/O figures, the steady-state rounds, TPC-C figures and checks, load curves, sweeps, a merge
+//! of several hosts), the device's start state and a fullness run's table. `protocol` fills
+//! it; `report` only renders it.
 
 pub mod curves;
 pub mod engine_io;
 pub mod finding;
+pub mod fullness;
 pub mod health;
 pub mod merge;
 pub mod phase;
 pub mod run;
+pub mod start_state;
 pub mod status;
 pub mod steady;
 pub mod sweeps;

@@ -33,6 +33,10 @@ pub struct RunReport {
     pub finished_at: Option<String>,
     pub plan: Plan,
     pub environment: Environment,
+    /// The state `[target] device` was brought to before the load (purge, filesystem, fill);
+    /// absent without a device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_state: Option<super::start_state::StartStateReport>,
     pub instances: Vec<InstanceReport>,
     pub phases: Vec<PhaseReport>,
     /// What preflight found before the run (dataset vs cache regime, space, limits).
@@ -82,6 +86,7 @@ impl RunReport {
             finished_at: None,
             plan,
             environment,
+            start_state: None,
             instances: Vec::new(),
             phases: Vec::new(),
             preflight,

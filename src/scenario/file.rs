@@ -43,8 +43,39 @@ pub struct ScenarioFile {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetSection {
-    /// A directory on the drive under test. Default "./drivebench-target".
+    /// A directory on the drive under test. Default "./drivebench-target". With `device`: the
+    /// directory the device's new filesystem is mounted on (absent or empty).
     pub path: Option<String>,
+    /// A whole block device the run owns, brought to a known start before the load: purged,
+    /// a filesystem made on it without discard, mounted on `path`, filled. Its data is lost.
+    pub device: Option<String>,
+    /// Confirms that `device`'s data is destroyed (purge, mkfs). Default false.
+    pub destroy_data: Option<bool>,
+    /// How `device` is purged first: "discard" (every block, BLKDISCARD; default) or "none";
+    /// "format" and "sanitize" (NVMe) are refused: not built.
+    pub purge: Option<PurgeSection>,
+    /// The filesystem made on `device` without discard: "ext4" (default) or "xfs".
+    pub filesystem: Option<drivebench_system::target::device_state::Filesystem>,
+    /// A share of `device`'s capacity written as incompressible data into a fill file on the
+    /// new filesystem before the load, e.g. "50%"; below 100 %.
+    pub fill: Option<String>,
+    /// Fill levels to run the whole scenario at, one run each, e.g. ["25%", "50%", "75%",
+    /// "90%"]: increasing, each below 100 %. Not with `fill`.
+    pub fullness: Option<Vec<String>>,
+}
+
+/// `target.purge` as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PurgeSection {
+    /// Discard every block of the device (BLKDISCARD).
+    Discard,
+    /// Leave the blocks as they are.
+    None,
+    /// NVMe Format NVM: not built, refused.
+    Format,
+    /// NVMe Sanitize: not built, refused.
+    Sanitize,
 }
 
 /// How an instance comes to exist.

@@ -1,5 +1,6 @@
 //! Scenario files: the TOML as written (`file`), `--set` overrides, units, and the resolved,
-//! validated `Plan` (`plan`); `sweep` holds the `[[sweep]]` entries. Parsing happens once, here;
+//! validated `Plan` (`plan`); `sweep` holds the `[[sweep]]` entries, `start_state` the
+//! device's known start of `[target]`. Parsing happens once, here;
 //! errors carry file, line:column and key.
 
 mod bounds;
@@ -9,6 +10,7 @@ pub mod file;
 mod phases;
 pub mod plan;
 pub mod resolve;
+pub mod start_state;
 pub mod sweep;
 
 use std::path::Path;

@@ -26,6 +26,9 @@ pub struct Plan {
     pub seed: u64,
     pub report_interval_ms: u64,
     pub target_path: String,
+    /// `[target] device`: the device brought to a known start before the load (then
+    /// `target_path` is where its new filesystem is mounted).
+    pub start_state: Option<super::start_state::StartState>,
     /// The database instances, their workload, phases and curve; `None` for a sweep-only run.
     pub database: Option<DatabaseRun>,
     /// Synthetic I/O sweeps, run after the database part.
@@ -62,6 +65,7 @@ impl Plan {
             seed: 1,
             report_interval_ms: 1000,
             target_path: target.display().to_string(),
+            start_state: None,
             database: None,
             sweeps,
         }
@@ -113,6 +117,9 @@ struct PlanFile {
     seed: u64,
     report_interval_ms: u64,
     target_path: String,
+    /// `[target] device`: the device brought to a known start before the load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    start_state: Option<super::start_state::StartState>,
     /// Database instances; empty for a sweep-only run.
     #[serde(default)]
     instances: Vec<PlanInstance>,
@@ -188,6 +195,7 @@ impl TryFrom<PlanFile> for Plan {
             seed: f.seed,
             report_interval_ms: f.report_interval_ms,
             target_path: f.target_path,
+            start_state: f.start_state,
             database,
             sweeps: f.sweeps,
         })
@@ -215,6 +223,7 @@ impl From<Plan> for PlanFile {
             seed: p.seed,
             report_interval_ms: p.report_interval_ms,
             target_path: p.target_path,
+            start_state: p.start_state,
             instances,
             workload,
             phases,

@@ -89,6 +89,7 @@ pub fn resolve(
         scale_ms(interval, time_scale, &root.key("report_interval"))?.max(MIN_REPORT_INTERVAL_MS);
     let seed = check_seed(file.seed, &root)?;
     let target_path = target_path(file, &root)?;
+    let start_state = super::start_state::resolve(&file.target, &root.key("target"))?;
     let instances = resolve_instances(&file.instance, &root.key("instance"))?;
     let workload = resolve_workload(&file.workload, &root.key("workload"))?;
     let phases = super::phases::resolve(
@@ -115,6 +116,7 @@ pub fn resolve(
         seed,
         report_interval_ms,
         target_path,
+        start_state,
         database: Some(DatabaseRun {
             instances,
             workload,

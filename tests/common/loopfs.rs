@@ -1,5 +1,6 @@
 //! A drive made for one test: an ext4 filesystem on a loop device over a file in /var/tmp
-//! (the system disk), mounted, removed on every path (`LoopFs`); and a cgroup-v1 blkio
+//! (the system disk), mounted, removed on every path (`LoopFs`); a bare loop device over such
+//! a file, for a run that makes its own filesystem (`LoopDev`); and a cgroup-v1 blkio
 //! throttle that slows that loop device for the processes put in it (`Throttle`), so a test
 //! can make a slow drive on this host. Both need root; `new` says why not where they cannot be.
 
@@ -63,6 +64,60 @@ impl Drop for LoopFs {
         }
         std::thread::sleep(Duration::from_millis(300));
         let _ = sh(&["umount", "-l", self.mnt.to_str().unwrap()]);
+        let _ = sh(&["losetup", "-d", &self.dev]);
+    }
+}
+
+/// A loop device over a file of its own in /var/tmp, with nothing on it; whatever is mounted
+/// from it is detached and the device released on drop.
+pub struct LoopDev {
+    _dir: tempfile::TempDir,
+    pub image: PathBuf,
+    pub dev: String,
+}
+
+impl LoopDev {
+    /// `mib` MiB, or why not here (not root, no loop devices, no losetup or mkfs.ext4).
+    pub fn new(mib: u64) -> Result<Self, String> {
+        if !rustix::process::geteuid().is_root() || !Path::new("/dev/loop-control").exists() {
+            return Err("needs root and loop devices".into());
+        }
+        for tool in ["losetup", "mkfs.ext4"] {
+            sh(&["sh", "-c", &format!("command -v {tool}")]).map_err(|_| {
+                format!("{tool} is missing (install: apt-get install util-linux e2fsprogs)")
+            })?;
+        }
+        let dir = tempfile::tempdir_in("/var/tmp").map_err(|e| e.to_string())?;
+        let image = dir.path().join("device.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(mib << 20))
+            .map_err(|e| e.to_string())?;
+        let dev = sh(&["losetup", "--find", "--show", image.to_str().unwrap()])?;
+        Ok(LoopDev {
+            _dir: dir,
+            image,
+            dev,
+        })
+    }
+
+    /// Bytes of the backing file that hold data (allocated blocks): a discard frees them.
+    pub fn allocated_bytes(&self) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(&self.image).map_or(0, |m| m.blocks() * 512)
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+        for line in mounts.lines() {
+            let mut fields = line.split(' ');
+            if fields.next() == Some(self.dev.as_str())
+                && let Some(point) = fields.next()
+            {
+                let _ = sh(&["umount", "-l", point]);
+            }
+        }
         let _ = sh(&["losetup", "-d", &self.dev]);
     }
 }

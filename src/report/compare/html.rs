@@ -48,6 +48,10 @@ pub fn page(c: &Comparison) -> String {
         );
     }
     s.push_str("</table>");
+    if let Some(t) = super::start_state::table(&c.start_states) {
+        s.push_str("<h2>Start states</h2>");
+        crate::report::table::html(&mut s, &t);
+    }
     limits(&mut s, c);
     for why in &c.incomparable {
         let _ = write!(

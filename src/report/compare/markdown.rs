@@ -39,6 +39,10 @@ pub fn page(c: &Comparison) -> String {
             if e.complete { "yes" } else { "no (partial)" }
         );
     }
+    if let Some(t) = super::start_state::table(&c.start_states) {
+        s.push_str("\nStart states:\n\n");
+        crate::report::table::markdown(&mut s, &t);
+    }
     if let Some(t) = c.limits() {
         s.push_str("\nWhat limited each run:\n\n");
         crate::report::table::markdown(&mut s, &t);

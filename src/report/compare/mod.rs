@@ -11,7 +11,8 @@
 //! `sweeps`, `replays` and `settings` (with `labels`, which tells runs on the same drive apart by it),
 //! `model` over them, and the renderers `markdown` and `html` on top. Runs whose benchmark
 //! options change what a figure means (TPC-C's mix or procedures) are compared with the
-//! warning their benchmark gives.
+//! warning their benchmark gives; runs that started from different drive states
+//! (`start_state`) with a warning of their own.
 
 pub mod curves;
 pub mod entry;
@@ -24,6 +25,7 @@ pub mod replays;
 #[cfg(test)]
 mod replays_tests;
 pub mod settings;
+pub mod start_state;
 pub mod sweeps;
 
 use std::fmt;
@@ -211,12 +213,16 @@ pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> 
         .zip(&runs)
         .map(|(e, (_, _, r))| (e.label.clone(), r))
         .collect();
+    let start_states = start_state::build(&labelled);
+    let mut warnings = warnings(&entries);
+    warnings.extend(start_state::warning(&start_states));
     Ok(Comparison {
+        start_states,
         sweeps: sweeps::build(&labelled),
         replays: replays::build(&labelled),
         curves: curves::build(&entries),
         groups: model::groups(&entries),
-        warnings: warnings(&entries),
+        warnings,
         runs: entries,
         incomparable,
         differences,

@@ -24,6 +24,9 @@ pub struct Comparison {
     /// own: runs of one benchmark with options that make their figures differ).
     pub warnings: Vec<String>,
     pub groups: Vec<Group>,
+    /// Each run's start state (`[target] device`), when any run had one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub start_states: Vec<super::start_state::RunStartState>,
     /// Per profile, the runs' sweep points side by side (empty when no run has sweeps).
     pub sweeps: Vec<SweepComparison>,
     /// The runs' load-curve SLO figures ranked, or why not (absent when no run has a curve).

@@ -74,23 +74,11 @@ impl BlockNode {
 
 /// Run every check on `path` and claim the device, or say exactly why not.
 pub fn claim_block_device(path: &Path, destroy_data: bool) -> Result<ClaimedDevice, GuardError> {
-    let inspect = |source| GuardError::Inspect {
-        path: path.to_path_buf(),
-        source,
-    };
-    let canonical = std::fs::canonicalize(path).map_err(inspect)?;
-    let st = rustix::fs::stat(&canonical).map_err(|e| inspect(e.into()))?;
-    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::BlockDevice {
-        return Err(GuardError::NotBlockDevice { path: canonical });
-    }
+    let (canonical, major, minor) = block_device_number(path)?;
     if !destroy_data {
         return Err(GuardError::NotConfirmed { path: canonical });
     }
-    let (major, minor) = (rustix::fs::major(st.st_rdev), rustix::fs::minor(st.st_rdev));
-    let nodes = device_and_partitions(Path::new("/sys"), major, minor).map_err(inspect)?;
-    check_mounts(&nodes)?;
-    check_swaps(&nodes)?;
-    check_holders(Path::new("/sys"), &nodes)?;
+    check_unused(path, major, minor)?;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -105,6 +93,43 @@ pub fn claim_block_device(path: &Path, destroy_data: bool) -> Result<ClaimedDevi
         identity: device_identity(Path::new("/sys"), major, minor),
         path: canonical,
     })
+}
+
+/// The checks of [`claim_block_device`] that need no descriptor: `path` is a block device that
+/// nothing mounts, swaps on or holds (the device or any of its partitions). Gives its canonical
+/// path. Touches nothing, so `drivebench plan` can ask it.
+pub fn check_block_device_unused(path: &Path) -> Result<PathBuf, GuardError> {
+    let (canonical, major, minor) = block_device_number(path)?;
+    check_unused(path, major, minor)?;
+    Ok(canonical)
+}
+
+/// The canonical path of `path` and its device number, when it is a block device.
+fn block_device_number(path: &Path) -> Result<(PathBuf, u32, u32), GuardError> {
+    let inspect = |source| GuardError::Inspect {
+        path: path.to_path_buf(),
+        source,
+    };
+    let canonical = std::fs::canonicalize(path).map_err(inspect)?;
+    let st = rustix::fs::stat(&canonical).map_err(|e| inspect(e.into()))?;
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::BlockDevice {
+        return Err(GuardError::NotBlockDevice { path: canonical });
+    }
+    let (major, minor) = (rustix::fs::major(st.st_rdev), rustix::fs::minor(st.st_rdev));
+    Ok((canonical, major, minor))
+}
+
+/// Refuse a device `major:minor` (reached as `path`) that is mounted, swap or held.
+fn check_unused(path: &Path, major: u32, minor: u32) -> Result<(), GuardError> {
+    let nodes = device_and_partitions(Path::new("/sys"), major, minor).map_err(|source| {
+        GuardError::Inspect {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
+    check_mounts(&nodes)?;
+    check_swaps(&nodes)?;
+    check_holders(Path::new("/sys"), &nodes)
 }
 
 /// The device `major:minor` and, for a whole disk, each of its partitions.

@@ -6,8 +6,11 @@
 //! [`describe`] is best-effort and never fails: whatever cannot be found is
 //! `None`. [`prepare`] is the only function with side effects: it creates the
 //! directory and refuses to go on when the data would not fit. [`leftovers`] marks what
-//! drivebench creates on a target and finds it again for `drivebench clean`.
+//! drivebench creates on a target and finds it again for `drivebench clean`. [`device_state`]
+//! brings a whole device the run owns to a known start: discarded, a filesystem made without
+//! discard, mounted under a guard.
 
+pub mod device_state;
 pub mod guard;
 mod identity;
 pub mod leftovers;

@@ -1,0 +1,103 @@
+//! A fullness run: the whole scenario once per fill level of `[target] fullness`, each level
+//! reaching its start state again (purge, filesystem, fill to that level) and running into a
+//! sub-directory of its own (`fill-<level>pct/`); after every level the table of the levels so
+//! far (fullness.json, fullness.md) is written beside them. A level refused before anything
+//! started ends the run with its error; a level interrupted ends it with the levels so far.
+
+use std::path::{Path, PathBuf};
+
+use super::entry::{self, EntryError, RunOptions};
+use super::lifecycle::{self, Outcome};
+use crate::report::OutputError;
+use crate::results::ReadError;
+use crate::results::fullness::{FullnessReport, FullnessRow};
+use crate::scenario::Plan;
+
+/// Why a fullness run stopped before its table was complete.
+#[derive(Debug, thiserror::Error)]
+pub enum FullnessError {
+    /// A level's run refused before it started, or its results not written.
+    #[error(transparent)]
+    Level(#[from] EntryError),
+    #[error("reading a level's result: {0}")]
+    Read(#[from] ReadError),
+    #[error("writing the fullness table: {0}")]
+    Write(#[from] OutputError),
+    #[error("the plan has no fill levels (target.fullness)")]
+    NoLevels,
+}
+
+impl FullnessError {
+    /// Invalid input, nothing started at that level (exit code 2).
+    pub fn is_invalid(&self) -> bool {
+        match self {
+            FullnessError::Level(e) => e.is_invalid(),
+            FullnessError::NoLevels => true,
+            FullnessError::Read(_) | FullnessError::Write(_) => false,
+        }
+    }
+}
+
+/// The table's files in the fullness run's directory.
+pub const FULLNESS_JSON: &str = "fullness.json";
+pub const FULLNESS_MD: &str = "fullness.md";
+
+/// The sub-directory of one level's run.
+pub fn level_dir(level_pct: f64) -> String {
+    format!("fill-{level_pct}pct")
+}
+
+/// Run `plan` once per level of its `fullness`; the worst outcome of its levels' runs.
+/// `options` is asked for each level's options (its `out` is replaced by the level's directory).
+pub async fn run(plan: Plan, options: impl Fn() -> RunOptions) -> Result<Outcome, FullnessError> {
+    let state = plan.start_state.clone().ok_or(FullnessError::NoLevels)?;
+    let out = options()
+        .out
+        .unwrap_or_else(|| lifecycle::default_out(&plan.name));
+    let mut table = FullnessReport {
+        scenario: plan.name.clone(),
+        device: state.device.clone(),
+        levels: Vec::new(),
+    };
+    let mut worst = Outcome::Complete;
+    for (i, &level) in state.levels_pct().iter().enumerate() {
+        let mut level_plan = plan.clone();
+        level_plan.start_state = Some(state.at_level(level));
+        let dir = level_dir(level);
+        let mut o = options();
+        o.out = Some(out.join(&dir));
+        if i > 0 {
+            o.start_at = None;
+        }
+        crate::console::stderr_line(&format!(
+            "fullness: level {level} % -> {}",
+            out.join(&dir).display()
+        ));
+        let outcome = entry::run_plan(level_plan, o).await?;
+        let result = crate::results::read_result(&out.join(&dir).join("result.json"))?;
+        table.levels.push(FullnessRow::of(level, dir, &result));
+        write_table(&out, &table)?;
+        worst = worse(worst, outcome);
+        if outcome == Outcome::Interrupted {
+            break;
+        }
+    }
+    crate::console::stdout_text(&crate::report::start_state::fullness_markdown(&table));
+    Ok(worst)
+}
+
+fn write_table(out: &Path, table: &FullnessReport) -> Result<(), OutputError> {
+    crate::report::write_json(&out.join(FULLNESS_JSON), table)?;
+    let md = crate::report::start_state::fullness_markdown(table);
+    crate::report::write_atomic(&PathBuf::from(out).join(FULLNESS_MD), md.as_bytes())
+}
+
+/// Interrupted over failed over complete.
+fn worse(a: Outcome, b: Outcome) -> Outcome {
+    let rank = |o: Outcome| match o {
+        Outcome::Complete => 0,
+        Outcome::Failed => 1,
+        Outcome::Interrupted => 2,
+    };
+    if rank(b) > rank(a) { b } else { a }
+}

@@ -1,0 +1,207 @@
+//! A known starting state on a real loop device: the device discarded, ext4 made without
+//! discard and mounted without it, filled to a share of its capacity before a small SQLite
+//! run; the fill still on the device afterwards and the mount gone. A fullness run gives one
+//! row per level, compare warns about runs that started from different states, and a mounted
+//! device is refused before anything is touched. Without root, loop devices, losetup or
+//! mkfs.ext4 each test prints one `skipped:` line, and fails under CI=true.
+
+use std::path::Path;
+
+use crate::common::loopfs::{LoopDev, LoopFs, sh};
+use crate::common::{read_json, run, text};
+
+const MIB: u64 = 1 << 20;
+
+/// A loop device of `mib` MiB, or None after the skip line (a failure under CI=true).
+fn loop_dev(mib: u64) -> Option<LoopDev> {
+    match LoopDev::new(mib) {
+        Ok(dev) => Some(dev),
+        Err(why) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI must be able to make a loop device: {why}"
+            );
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}
+
+/// `drivebench run` of the quickstart, tiny and short, with the device's keys and `extra`.
+fn run_on(dev: &LoopDev, mnt: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let device = format!("target.device={}", dev.dev);
+    let path = format!("target.path={}", mnt.display());
+    let out = out.to_str().unwrap();
+    let mut args = vec![
+        "run",
+        "scenarios/quickstart.toml",
+        "--quiet",
+        "--time-scale",
+        "0.02",
+        "--out",
+        out,
+        "--set",
+        &device,
+        "--set",
+        &path,
+        "--set",
+        "target.destroy_data=true",
+        "--set",
+        "workload.tables=1",
+        "--set",
+        "workload.table_size=200",
+        "--set",
+        "workload.clients=2",
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+#[test]
+fn a_purged_filled_device_is_recorded_and_its_fill_survives_without_discard() {
+    let Some(dev) = loop_dev(512) else { return };
+    // Data on the device before the run, which the purge must discard.
+    sh(&[
+        "dd",
+        "if=/dev/urandom",
+        &format!("of={}", dev.dev),
+        "bs=1M",
+        "count=64",
+        "oflag=direct",
+    ])
+    .unwrap();
+    assert!(dev.allocated_bytes() >= 64 * MIB);
+    let work = tempfile::tempdir().unwrap();
+    let (mnt, out) = (work.path().join("mnt"), work.path().join("run"));
+    let done = run_on(&dev, &mnt, &out, &["--set", "target.fill=50%"]);
+    assert_eq!(done.status.code(), Some(0), "{}", text(&done.stderr));
+    let state = &read_json(&out.join("result.json"))["start_state"];
+    assert_eq!(state["device"], dev.dev.as_str(), "{state}");
+    assert_eq!(state["device_bytes"], 512 * MIB);
+    assert_eq!(state["purge"]["method"], "discard");
+    assert_eq!(state["purge"]["bytes_discarded"], 512 * MIB);
+    assert_eq!(state["filesystem"], "ext4");
+    assert!(
+        state["mkfs"].as_str().unwrap().contains("nodiscard"),
+        "{state}"
+    );
+    let options: Vec<&str> = (state["mount_options"].as_array().unwrap().iter())
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert!(
+        options.contains(&"rw") && !options.contains(&"discard"),
+        "{options:?}"
+    );
+    assert_eq!(state["fill"]["share_pct"], 50.0);
+    assert_eq!(state["fill"]["bytes"], 256 * MIB);
+    assert!(state["fill"]["mb_s"].as_f64().unwrap() > 0.0);
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains(&format!(
+            "- Start state: {} (512.0 MiB): discarded, ext4",
+            dev.dev
+        )),
+        "{summary}"
+    );
+    // Unmounted after the run; the fill is still on the device, every byte of it.
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
+    assert!(!mounts.contains(&dev.dev), "{mounts}");
+    assert!(
+        dev.allocated_bytes() >= 256 * MIB,
+        "{} allocated",
+        dev.allocated_bytes()
+    );
+    let check = work.path().join("check");
+    std::fs::create_dir(&check).unwrap();
+    sh(&["mount", "-o", "ro", &dev.dev, check.to_str().unwrap()]).unwrap();
+    let fill = std::fs::metadata(check.join("drivebench-fill")).map(|m| m.len());
+    let _ = sh(&["umount", check.to_str().unwrap()]);
+    assert_eq!(fill.unwrap(), 256 * MIB);
+}
+
+#[test]
+fn a_fullness_run_has_one_row_per_level_and_compare_warns_of_the_different_starts() {
+    let Some(dev) = loop_dev(512) else { return };
+    let work = tempfile::tempdir().unwrap();
+    let (mnt, out) = (work.path().join("mnt"), work.path().join("fullness"));
+    let done = run_on(&dev, &mnt, &out, &["--fullness", "25,50"]);
+    assert_eq!(done.status.code(), Some(0), "{}", text(&done.stderr));
+    let table = read_json(&out.join("fullness.json"));
+    let levels = table["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 2, "{table}");
+    for (row, (level, fill)) in levels.iter().zip([(25.0, 128 * MIB), (50.0, 256 * MIB)]) {
+        assert_eq!(row["level_pct"], level, "{row}");
+        assert_eq!(row["fill_bytes"], fill, "{row}");
+        assert!(row["tps"].as_f64().unwrap() > 0.0, "{row}");
+        assert!(row["p99_ms"].as_f64().unwrap() > 0.0, "{row}");
+        let dir = out.join(row["run_dir"].as_str().unwrap());
+        assert_eq!(
+            read_json(&dir.join("result.json"))["start_state"]["fill"]["share_pct"],
+            level
+        );
+    }
+    let md = std::fs::read_to_string(out.join("fullness.md")).unwrap();
+    assert!(
+        md.contains("| 25 % | 128 |") && md.contains("| 50 % | 256 |"),
+        "{md}"
+    );
+    let (a, b) = (out.join("fill-25pct"), out.join("fill-50pct"));
+    let compared = run(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        work.path().join("cmp").to_str().unwrap(),
+    ]);
+    let shown = text(&compared.stdout);
+    assert_eq!(
+        compared.status.code(),
+        Some(0),
+        "{}",
+        text(&compared.stderr)
+    );
+    assert!(
+        shown.contains("the runs started from different drive states"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("fill 25 %") && shown.contains("fill 50 %"),
+        "{shown}"
+    );
+    assert!(shown.contains("Start states:"), "{shown}");
+}
+
+#[test]
+fn a_mounted_device_is_refused_before_anything_is_touched() {
+    let fs = match LoopFs::new(64) {
+        Ok(fs) => fs,
+        Err(why) => {
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    std::fs::write(fs.mnt.join("keep"), b"still here").unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let device = format!("target.device={}", fs.dev);
+    for command in ["plan", "run"] {
+        let done = run(&[
+            command,
+            "scenarios/quickstart.toml",
+            "--set",
+            &device,
+            "--set",
+            "target.destroy_data=true",
+            "--set",
+            &format!("target.path={}", work.path().join("mnt").display()),
+        ]);
+        let err = text(&done.stderr);
+        assert_eq!(done.status.code(), Some(2), "{command}: {err}");
+        assert!(
+            err.contains(&format!("target.device: {} is mounted on", fs.dev)),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read(fs.mnt.join("keep")).unwrap(), b"still here");
+    assert!(!work.path().join("mnt").exists());
+}
