@@ -158,6 +158,13 @@ fn two_hosts_merge_into_one_run_with_exact_totals() {
         .unwrap();
     assert_eq!(rows["hosts"][0]["transactions"].as_u64(), Some(tx(&pa)));
     assert!(f(&rows["common_window_s"]) > 0.0);
+    // Each host's drive health stays its own; the merged phase has none of its own.
+    for (host, run) in rows["hosts"].as_array().unwrap().iter().zip([&pa, &pb]) {
+        assert_eq!(host["health"], run["health"], "{}", host["label"]);
+        assert!(host["health"]["state"].is_string(), "{host}");
+    }
+    assert!(pm.get("health").is_none(), "{pm}");
+    assert!(summary_has_health(&out), "the hosts' health in summary.md");
     let checks = m["checks"].as_array().unwrap();
     assert_eq!(checks.len(), ra["checks"].as_array().unwrap().len() * 2);
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
@@ -219,4 +226,13 @@ fn refusals(dir: &Path, a: &Path, b: &Path) {
             text(&r.stderr)
         );
     }
+}
+
+/// summary.md of a run directory has the drive health section, with a row or line per host.
+fn summary_has_health(dir: &std::path::Path) -> bool {
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    summary
+        .split("## Drive health")
+        .nth(1)
+        .is_some_and(|s| s.contains("(db1)") || s.contains("db1: drive health: no health log on"))
 }

@@ -5,7 +5,7 @@
 //! the drive throttled — and the one line saying why no log was read where none was. Reads
 //! result.json's `phases[].health` and `merge.phases[].hosts[].health` only.
 
-use crate::results::health::PhaseHealth;
+use crate::results::health::{PhaseHealth, unavailable_line};
 use crate::results::run::RunReport;
 use drivebench_core::config::units::format_bytes;
 use drivebench_core::table::{Block, Column, Section, Table, Text};
@@ -14,19 +14,36 @@ use drivebench_system::health::HealthDelta;
 /// The section's title.
 pub const TITLE: &str = "Drive health";
 
-/// What each row is labelled with, and its health: the phases, or in a merged run each
-/// host's phases.
-fn entries(r: &RunReport) -> Vec<(String, &PhaseHealth)> {
+/// One phase's health as the section shows it: the row's label, the host (in a merged run)
+/// and the record.
+struct Entry<'a> {
+    label: String,
+    host: Option<&'a str>,
+    health: &'a PhaseHealth,
+}
+
+/// The phases' health records, or in a merged run each host's phases'.
+fn entries(r: &RunReport) -> Vec<Entry<'_>> {
     match &r.merge {
         Some(m) => (m.phases.iter())
             .flat_map(|p| {
                 (p.hosts.iter()).filter_map(|h| {
-                    Some((format!("{} ({})", p.phase, h.label), h.health.as_ref()?))
+                    Some(Entry {
+                        label: format!("{} ({})", p.phase, h.label),
+                        host: Some(&h.label),
+                        health: h.health.as_ref()?,
+                    })
                 })
             })
             .collect(),
         None => (r.phases.iter())
-            .filter_map(|p| Some((p.name.clone(), p.health.as_ref()?)))
+            .filter_map(|p| {
+                Some(Entry {
+                    label: p.name.clone(),
+                    host: None,
+                    health: p.health.as_ref()?,
+                })
+            })
             .collect(),
     }
 }
@@ -41,16 +58,20 @@ pub fn section(r: &RunReport) -> Option<Section> {
     let mut lines: Vec<String> = Vec::new();
     let mut t = table();
     let mut throttled = Vec::new();
-    for (label, h) in &entries {
-        match h {
+    for e in &entries {
+        match e.health {
             PhaseHealth::Read { device, delta, .. } => {
-                t.row(row(label, device, delta));
+                t.row(row(&e.label, device, delta));
                 if delta.throttled {
-                    throttled.push(label.clone());
+                    throttled.push(e.label.clone());
                 }
             }
-            PhaseHealth::Unavailable { .. } => {
-                let line = h.unavailable_line().unwrap_or_default();
+            PhaseHealth::Unavailable { device, reason } => {
+                let line = unavailable_line(device, reason);
+                let line = match e.host {
+                    Some(host) => format!("{host}: {line}"),
+                    None => line,
+                };
                 if !lines.contains(&line) {
                     lines.push(line);
                 }
@@ -120,7 +141,7 @@ fn row(label: &str, device: &str, d: &HealthDelta) -> Vec<String> {
 /// Whether the drive throttled in any phase; None when no phase has a health log read.
 pub fn run_throttled(r: &RunReport) -> Option<bool> {
     let read: Vec<&PhaseHealth> = (entries(r).into_iter())
-        .map(|(_, h)| h)
+        .map(|e| e.health)
         .filter(|h| matches!(h, PhaseHealth::Read { .. }))
         .collect();
     (!read.is_empty()).then(|| read.iter().any(|h| h.throttled()))
