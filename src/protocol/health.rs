@@ -26,10 +26,13 @@ impl HealthWatch {
     /// Find the disk under `target` and read it; say so on the console when nothing can be
     /// read.
     pub async fn start(target: &Path, console: &Console) -> HealthWatch {
-        let (device, found) = disk_under(target);
-        let (disk, last) = match found {
-            Ok(disk) => (Some(disk), read_blocking(disk).await),
-            Err(reason) => (None, HealthRead::Unavailable { reason }),
+        let (device, disk, last) = match disk_under(target) {
+            DiskUnder::Disk { name, number } => (name, Some(number), read_blocking(number).await),
+            DiskUnder::None { reason } => (
+                "the target".to_string(),
+                None,
+                HealthRead::Unavailable { reason },
+            ),
         };
         if let HealthRead::Unavailable { reason } = &last {
             console.line(&unavailable_line(&device, reason));
@@ -72,21 +75,30 @@ impl HealthWatch {
     }
 }
 
-/// The disk under `target` by name: the first physical member of its device stack (a stack
-/// of several members is read at its first), or why there is none.
-fn disk_under(target: &Path) -> (String, Result<(u32, u32), String>) {
-    let unnamed = |reason: String| ("the target".to_string(), Err(reason));
+/// The disk under a target: its kernel name and device number, or why there is none.
+enum DiskUnder {
+    Disk { name: String, number: (u32, u32) },
+    None { reason: String },
+}
+
+/// The disk under `target`: the first physical member of its device stack (a stack of several
+/// members is read at its first), or why there is none.
+fn disk_under(target: &Path) -> DiskUnder {
+    let none = |reason: String| DiskUnder::None { reason };
     let stack = match resolve(target) {
         Ok(Devices::Stack(stack)) => stack,
         Ok(Devices::NoDevice { major, minor }) => {
-            return unnamed(format!("no block device (device number {major}:{minor})"));
+            return none(format!("no block device (device number {major}:{minor})"));
         }
-        Ok(Devices::Unresolved { reason }) => return unnamed(reason),
-        Err(e) => return unnamed(e.to_string()),
+        Ok(Devices::Unresolved { reason }) => return none(reason),
+        Err(e) => return none(e.to_string()),
     };
     match stack.members().next() {
-        Some(m) => (m.name.clone(), Ok((m.major, m.minor))),
-        None => unnamed("no physical disk under the target".into()),
+        Some(m) => DiskUnder::Disk {
+            name: m.name.clone(),
+            number: (m.major, m.minor),
+        },
+        None => none("no physical disk under the target".into()),
     }
 }
 
