@@ -1,8 +1,8 @@
 //! A known starting state on a real loop device: the device discarded, ext4 made without
 //! discard and mounted without it, filled to a share of its capacity before a small SQLite
 //! run; the fill still on the device afterwards and the mount gone. A fullness run gives one
-//! row per level, compare warns about runs that started from different states, and a mounted
-//! device is refused before anything is touched. Without root, loop devices, losetup or
+//! row per level, compare warns about runs that started from different states, an interrupted
+//! run leaves nothing mounted, and a mounted device is refused before anything is touched. Without root, loop devices, losetup or
 //! mkfs.ext4 each test prints one `skipped:` line, and fails under CI=true.
 
 use std::path::Path;
@@ -204,4 +204,50 @@ fn a_mounted_device_is_refused_before_anything_is_touched() {
     }
     assert_eq!(std::fs::read(fs.mnt.join("keep")).unwrap(), b"still here");
     assert!(!work.path().join("mnt").exists());
+}
+
+#[test]
+fn an_interrupted_run_unmounts_the_device_and_keeps_its_start_state() {
+    let Some(dev) = loop_dev(256) else { return };
+    let work = tempfile::tempdir().unwrap();
+    let (mnt, out) = (work.path().join("mnt"), work.path().join("run"));
+    let device = format!("target.device={}", dev.dev);
+    let path = format!("target.path={}", mnt.display());
+    let mut child = crate::common::bin()
+        .current_dir(crate::common::root())
+        .args(["run", "scenarios/quickstart.toml", "--quiet", "--out"])
+        .arg(&out)
+        .args([
+            "--set",
+            &device,
+            "--set",
+            &path,
+            "--set",
+            "target.destroy_data=true",
+        ])
+        .args(["--set", "target.fill=25%", "--set", "workload.tables=1"])
+        .args(["--set", "workload.table_size=200"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mounted = || {
+        std::fs::read_to_string("/proc/self/mounts")
+            .unwrap()
+            .contains(&dev.dev)
+    };
+    let started = std::time::Instant::now();
+    while !mounted() && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(mounted(), "the device was never mounted");
+    // Into the phases (the quickstart's precondition lasts 15 s), then Ctrl-C.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    sh(&["kill", "-INT", &child.id().to_string()]).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(!mounted(), "still mounted after the run");
+    let result = read_json(&out.join("result.json"));
+    assert_eq!(result["status"], "interrupted");
+    assert_eq!(result["start_state"]["fill"]["bytes"], 64 * MIB);
 }
