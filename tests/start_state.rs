@@ -251,3 +251,51 @@ fn an_interrupted_run_unmounts_the_device_and_keeps_its_start_state() {
     assert_eq!(result["status"], "interrupted");
     assert_eq!(result["start_state"]["fill"]["bytes"], 64 * MIB);
 }
+
+#[test]
+fn fullness_levels_from_the_command_line_are_checked_as_the_scenarios_are() {
+    let out = run(&["run", "scenarios/quickstart.toml", "--fullness", "25,50"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--fullness: needs target.device"),
+        "{}",
+        text(&out.stderr)
+    );
+    let Some(dev) = loop_dev(64) else { return };
+    let device = format!("target.device={}", dev.dev);
+    let cases = [
+        (
+            "50,25",
+            "--fullness: levels must increase, got 25% after 50%",
+        ),
+        (
+            "25,100",
+            "--fullness: level 100%: must be below 100 % of the device",
+        ),
+        ("0", "--fullness: level 0%: must be above 0 %"),
+    ];
+    for (levels, expected) in cases {
+        let args = [
+            "run",
+            "scenarios/quickstart.toml",
+            "--set",
+            &device,
+            "--set",
+            "target.destroy_data=true",
+            "--fullness",
+            levels,
+        ];
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{levels}");
+        assert!(
+            text(&out.stderr).contains(expected),
+            "{levels}: {}",
+            text(&out.stderr)
+        );
+    }
+    assert_eq!(
+        dev.allocated_bytes(),
+        0,
+        "nothing was written to the device"
+    );
+}
