@@ -299,3 +299,31 @@ fn fullness_levels_from_the_command_line_are_checked_as_the_scenarios_are() {
         "nothing was written to the device"
     );
 }
+
+#[test]
+fn xfs_is_made_without_discard_and_mounted_without_it() {
+    crate::common::needs::need!(Xfs);
+    let Some(dev) = loop_dev(512) else { return };
+    let work = tempfile::tempdir().unwrap();
+    let (mnt, out) = (work.path().join("mnt"), work.path().join("run"));
+    let extra = ["--set", "target.filesystem=xfs", "--set", "target.fill=40%"];
+    let done = run_on(&dev, &mnt, &out, &extra);
+    assert_eq!(done.status.code(), Some(0), "{}", text(&done.stderr));
+    let state = &read_json(&out.join("result.json"))["start_state"];
+    assert_eq!(state["filesystem"], "xfs", "{state}");
+    assert!(
+        state["mkfs"]
+            .as_str()
+            .unwrap()
+            .starts_with("mkfs.xfs -f -q -K "),
+        "{state}"
+    );
+    let options: Vec<&str> = (state["mount_options"].as_array().unwrap().iter())
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert!(
+        options.contains(&"rw") && !options.contains(&"discard"),
+        "{options:?}"
+    );
+    assert_eq!(state["fill"]["bytes"], 204 * MIB);
+}
