@@ -6,7 +6,7 @@
 # What it installs, each only when missing:
 #   as root, with apt-get (packaged services never started: the tests start private servers on
 #   ports they pick): mariadb-server, postgresql, chromium (renders report.html),
-#   openssh-server and parted (the Ansible test's hosts);
+#   openssh-server and parted (the Ansible test's hosts), xfsprogs (a start state's XFS);
 #   with pip: prometheus_client (parses the live metrics page);
 #   into ~/.cache/drivebench-ci (DRIVEBENCH_CI_CACHE), no root needed: the TDS emulator
 #   iridium_server 0.1.13 (built from crates.io, a few minutes) and Ansible in a venv.
@@ -43,6 +43,9 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 if ! command -v sshd >/dev/null 2>&1 && [ ! -x /usr/sbin/sshd ] || ! command -v parted >/dev/null 2>&1; then
     apt_install "the Ansible test's hosts are reached over SSH" openssh-server parted
+fi
+if ! command -v mkfs.xfs >/dev/null 2>&1 && [ ! -x /usr/sbin/mkfs.xfs ]; then
+    apt_install "a start state's XFS is made by mkfs.xfs" xfsprogs
 fi
 if ! python3 -c "import prometheus_client" >/dev/null 2>&1; then
     echo "installing prometheus_client (its parser checks the live metrics page)"

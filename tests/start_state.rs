@@ -1,8 +1,8 @@
 //! A known starting state on a real loop device: the device discarded, ext4 made without
 //! discard and mounted without it, filled to a share of its capacity before a small SQLite
 //! run; the fill still on the device afterwards and the mount gone. A fullness run gives one
-//! row per level, compare warns about runs that started from different states, and a mounted
-//! device is refused before anything is touched. Without root, loop devices, losetup or
+//! row per level, compare warns about runs that started from different states, an interrupted
+//! run leaves nothing mounted, and a mounted device is refused before anything is touched. Without root, loop devices, losetup or
 //! mkfs.ext4 each test prints one `skipped:` line, and fails under CI=true.
 
 use std::path::Path;
@@ -204,4 +204,126 @@ fn a_mounted_device_is_refused_before_anything_is_touched() {
     }
     assert_eq!(std::fs::read(fs.mnt.join("keep")).unwrap(), b"still here");
     assert!(!work.path().join("mnt").exists());
+}
+
+#[test]
+fn an_interrupted_run_unmounts_the_device_and_keeps_its_start_state() {
+    let Some(dev) = loop_dev(256) else { return };
+    let work = tempfile::tempdir().unwrap();
+    let (mnt, out) = (work.path().join("mnt"), work.path().join("run"));
+    let device = format!("target.device={}", dev.dev);
+    let path = format!("target.path={}", mnt.display());
+    let mut child = crate::common::bin()
+        .current_dir(crate::common::root())
+        .args(["run", "scenarios/quickstart.toml", "--quiet", "--out"])
+        .arg(&out)
+        .args([
+            "--set",
+            &device,
+            "--set",
+            &path,
+            "--set",
+            "target.destroy_data=true",
+        ])
+        .args(["--set", "target.fill=25%", "--set", "workload.tables=1"])
+        .args(["--set", "workload.table_size=200"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mounted = || {
+        std::fs::read_to_string("/proc/self/mounts")
+            .unwrap()
+            .contains(&dev.dev)
+    };
+    let started = std::time::Instant::now();
+    while !mounted() && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(mounted(), "the device was never mounted");
+    // Into the phases (the quickstart's precondition lasts 15 s), then Ctrl-C.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    sh(&["kill", "-INT", &child.id().to_string()]).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(!mounted(), "still mounted after the run");
+    let result = read_json(&out.join("result.json"));
+    assert_eq!(result["status"], "interrupted");
+    assert_eq!(result["start_state"]["fill"]["bytes"], 64 * MIB);
+}
+
+#[test]
+fn fullness_levels_from_the_command_line_are_checked_as_the_scenarios_are() {
+    let out = run(&["run", "scenarios/quickstart.toml", "--fullness", "25,50"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--fullness: needs target.device"),
+        "{}",
+        text(&out.stderr)
+    );
+    let Some(dev) = loop_dev(64) else { return };
+    let device = format!("target.device={}", dev.dev);
+    let cases = [
+        (
+            "50,25",
+            "--fullness: levels must increase, got 25% after 50%",
+        ),
+        (
+            "25,100",
+            "--fullness: level 100%: must be below 100 % of the device",
+        ),
+        ("0", "--fullness: level 0%: must be above 0 %"),
+    ];
+    for (levels, expected) in cases {
+        let args = [
+            "run",
+            "scenarios/quickstart.toml",
+            "--set",
+            &device,
+            "--set",
+            "target.destroy_data=true",
+            "--fullness",
+            levels,
+        ];
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{levels}");
+        assert!(
+            text(&out.stderr).contains(expected),
+            "{levels}: {}",
+            text(&out.stderr)
+        );
+    }
+    assert_eq!(
+        dev.allocated_bytes(),
+        0,
+        "nothing was written to the device"
+    );
+}
+
+#[test]
+fn xfs_is_made_without_discard_and_mounted_without_it() {
+    crate::common::needs::need!(Xfs);
+    let Some(dev) = loop_dev(512) else { return };
+    let work = tempfile::tempdir().unwrap();
+    let (mnt, out) = (work.path().join("mnt"), work.path().join("run"));
+    let extra = ["--set", "target.filesystem=xfs", "--set", "target.fill=40%"];
+    let done = run_on(&dev, &mnt, &out, &extra);
+    assert_eq!(done.status.code(), Some(0), "{}", text(&done.stderr));
+    let state = &read_json(&out.join("result.json"))["start_state"];
+    assert_eq!(state["filesystem"], "xfs", "{state}");
+    assert!(
+        state["mkfs"]
+            .as_str()
+            .unwrap()
+            .starts_with("mkfs.xfs -f -q -K "),
+        "{state}"
+    );
+    let options: Vec<&str> = (state["mount_options"].as_array().unwrap().iter())
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert!(
+        options.contains(&"rw") && !options.contains(&"discard"),
+        "{options:?}"
+    );
+    assert_eq!(state["fill"]["bytes"], 204 * MIB);
 }

@@ -51,10 +51,7 @@ pub struct Args {
 }
 
 pub async fn run(args: Args) -> Result<i32, CliError> {
-    let mut plan = args.scenario.resolve()?;
-    if let Some(levels) = &args.fullness {
-        set_fullness(&mut plan, levels)?;
-    }
+    let plan = args.scenario.resolve()?;
     run_plan(plan, &args).await
 }
 
@@ -73,7 +70,10 @@ fn set_fullness(plan: &mut Plan, levels: &[f64]) -> Result<(), CliError> {
 
 /// Run a resolved plan (`run`, and `curve` with its curve filled in); a fullness run's once
 /// per level.
-pub async fn run_plan(plan: Plan, args: &Args) -> Result<i32, CliError> {
+pub async fn run_plan(mut plan: Plan, args: &Args) -> Result<i32, CliError> {
+    if let Some(levels) = &args.fullness {
+        set_fullness(&mut plan, levels)?;
+    }
     let start_at = start_at(args)?;
     let options = || RunOptions {
         out: args.out.clone(),

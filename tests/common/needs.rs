@@ -27,6 +27,8 @@ pub enum Need {
     PrometheusClient,
     /// The Ansible venv (ansible-playbook, ansible-lint), and root for the hosts it makes.
     Ansible,
+    /// `mkfs.xfs` (xfsprogs), which makes a start state's XFS.
+    Xfs,
 }
 
 impl Need {
@@ -41,6 +43,7 @@ impl Need {
             }
             Need::PrometheusClient => "pip install prometheus_client",
             Need::Ansible => "bash scripts/test.sh makes ~/.cache/drivebench-ci/ansible-venv; root",
+            Need::Xfs => "apt-get install xfsprogs",
         }
     }
 
@@ -63,6 +66,10 @@ impl Need {
             Need::PrometheusClient => (!python_has("prometheus_client"))
                 .then(|| "python3 cannot import prometheus_client".to_string()),
             Need::Ansible => ansible_missing(),
+            Need::Xfs => ["/usr/sbin/mkfs.xfs", "/sbin/mkfs.xfs"]
+                .iter()
+                .all(|p| !is_executable(Path::new(p)))
+                .then(|| "no mkfs.xfs in /usr/sbin or /sbin".to_string()),
         }
     }
 }

@@ -84,3 +84,63 @@ pub fn table(states: &[RunStartState]) -> Option<Table> {
     }
     Some(t)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::start_state::{FillReport, PurgeReport};
+    use crate::scenario::start_state::Filesystem;
+
+    fn state(label: &str, share: Option<f64>) -> RunStartState {
+        RunStartState {
+            label: label.into(),
+            start_state: share.map(|share_pct| StartStateReport {
+                device: "/dev/loop9".into(),
+                device_bytes: 512 << 20,
+                purge: PurgeReport::Discard {
+                    bytes_discarded: 512 << 20,
+                    seconds: 0.1,
+                },
+                filesystem: Filesystem::Ext4,
+                mkfs: "mkfs.ext4 -F -q -m 0 -E nodiscard /dev/loop9".into(),
+                mount_point: "/mnt".into(),
+                mount_options: vec!["rw".into(), "relatime".into()],
+                fill: Some(FillReport {
+                    file: "/mnt/drivebench-fill".into(),
+                    share_pct,
+                    bytes: 1 << 20,
+                    seconds: 1.0,
+                    mb_s: 1.0,
+                }),
+            }),
+        }
+    }
+
+    #[test]
+    fn runs_warn_only_when_their_start_states_differ() {
+        let cases: [(&[RunStartState], Option<&str>); 3] = [
+            (&[state("a", Some(50.0)), state("b", Some(50.0))], None),
+            (
+                &[state("a", Some(25.0)), state("b", Some(50.0))],
+                Some("a: discarded, ext4, fill 25 %; b: discarded, ext4, fill 50 %"),
+            ),
+            (
+                &[state("a", Some(25.0)), state("b", None)],
+                Some("b: unknown (no target.device)"),
+            ),
+        ];
+        for (states, expected) in cases {
+            let got = warning(states);
+            match expected {
+                None => assert_eq!(got, None),
+                Some(part) => {
+                    let got = got.expect("a warning");
+                    assert!(got.contains("started from different drive states"), "{got}");
+                    assert!(got.contains(part), "{got} lacks {part}");
+                }
+            }
+        }
+        let table = table(&[state("a", Some(25.0))]).expect("a table");
+        assert_eq!(table.rows.len(), 1);
+    }
+}
