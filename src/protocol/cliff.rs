@@ -107,3 +107,91 @@ impl CliffTrack {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::metrics::StatementCounts;
+    use drivebench_core::curve::cliff::CliffJudgement;
+    use drivebench_core::curve::steady::SteadyRule;
+
+    /// `n` transactions of `ms` response time (started `late_ms` after their schedule).
+    fn interval(n: u32, ms: u64, late_ms: u64) -> Recorded {
+        let mut r = Recorded::new(1);
+        for _ in 0..n {
+            let service = Duration::from_millis(ms - late_ms);
+            let counts = StatementCounts::default();
+            r.record(0, Duration::from_millis(ms), service, counts, 0);
+        }
+        r
+    }
+
+    fn written(bytes: u64, writes: u64) -> DiskCounts {
+        DiskCounts {
+            written_bytes: bytes,
+            writes,
+            ..DiskCounts::default()
+        }
+    }
+
+    #[test]
+    fn rounds_gather_ticks_count_bytes_from_the_phase_start_and_mark_an_empty_round() {
+        let spec = PhaseSteady {
+            round_ms: 2000,
+            rule: SteadyRule {
+                window: 2,
+                max_range_pct: 50.0,
+                max_slope_pct: 50.0,
+                max_rounds: 10,
+            },
+        };
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let mut t = CliffTrack::new((spec, Some(10.0)), 1000, 1, t0);
+        let mib = 1 << 20;
+        let kinds = ["tx"];
+        // Round 1: 20 transactions at 10 ms, 4 MiB in 40 writes over 2 s.
+        assert!(
+            t.tick(&interval(10, 10, 0), Some(&written(mib, 10)), &kinds, at(1))
+                .is_none()
+        );
+        let r = t.tick(
+            &interval(10, 10, 0),
+            Some(&written(3 * mib, 30)),
+            &kinds,
+            at(2),
+        );
+        let r = r.expect("a round closes every 2 ticks").clone();
+        assert_eq!((r.round, r.tps, r.late_starts), (1, 10.0, 0));
+        assert!((r.p99_ms.unwrap() - 10.0).abs() < 0.1, "{r:?}");
+        assert_eq!((r.write_mib_per_s, r.write_iops), (2.0, 20.0));
+        assert_eq!(r.host_written_bytes, 4 * mib);
+        // Round 2: as round 1, one tick's counters unread.
+        t.tick(&interval(10, 10, 0), None, &kinds, at(3));
+        t.tick(&interval(10, 11, 0), Some(&written(mib, 10)), &kinds, at(4));
+        // Round 3: 10 transactions, 500 ms each, 400 ms of it late; round 4: none completed.
+        t.tick(
+            &interval(10, 500, 400),
+            Some(&written(mib, 1)),
+            &kinds,
+            at(5),
+        );
+        t.tick(&Recorded::new(1), None, &kinds, at(6));
+        t.tick(&Recorded::new(1), Some(&written(mib, 1)), &kinds, at(7));
+        let r4 = t.tick(&Recorded::new(1), None, &kinds, at(8)).unwrap();
+        assert_eq!((r4.p99_ms, r4.host_written_bytes), (None, 7 * mib));
+        let report = t.report();
+        assert_eq!(report.rounds[2].late_starts, 10);
+        assert_eq!((report.round_s, report.rate), (2.0, Some(10.0)));
+        match report.judgement {
+            CliffJudgement::Departed {
+                round,
+                bytes_written,
+                ..
+            } => assert_eq!((round, bytes_written), (3, 6 * mib)),
+            other => panic!("expected a departure at round 3, got {other:?}"),
+        }
+    }
+}

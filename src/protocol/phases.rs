@@ -308,10 +308,7 @@ fn rounds_tick(
     if let Some(r) =
         (s.cliff.as_mut()).and_then(|c| c.tick(&tick.total, tick.disk.as_ref(), kinds, now))
     {
-        ctx.console.line(&format!(
-            "{}: round {}: {:.1} TPS, p99 {}, {} late, drive writes {:.2} MiB/s {:.0} IOPS, {:.3} GiB written",
-            phase.name, r.round, r.tps, r.p99_text(), r.late_starts, r.write_mib_per_s, r.write_iops, r.host_written_gib()
-        ));
+        ctx.console.line(&format!("{}: {}", phase.name, r.line()));
     }
     let phase_s = (now - phase_start).as_secs_f64();
     let tx = tick.total.transactions();

@@ -53,6 +53,22 @@ impl CliffRound {
     pub fn host_written_gib(&self) -> f64 {
         self.host_written_bytes as f64 / GIB
     }
+
+    /// "round 3: 40.1 TPS, p99 12.30 ms, 5 late, drive writes 1.80 MiB/s 140 IOPS, 0.070 GiB
+    /// written".
+    pub fn line(&self) -> String {
+        format!(
+            "round {}: {:.1} TPS, p99 {}, {} late, drive writes {:.2} MiB/s {:.0} IOPS, \
+             {:.3} GiB written",
+            self.round,
+            self.tps,
+            self.p99_text(),
+            self.late_starts,
+            self.write_mib_per_s,
+            self.write_iops,
+            self.host_written_gib()
+        )
+    }
 }
 
 impl PhaseCliffReport {
@@ -91,7 +107,8 @@ impl PhaseCliffReport {
                 )
             }
             CliffJudgement::NeverSteady { window } => format!(
-                "no early level: p99 of rounds 1–{} not steady (range {:.1} % ≤ {}, slope {:.1} % ≤ {})",
+                "no early level: p99 of rounds 1–{} not steady (range {:.1} % ≤ {}, \
+                 slope {:.1} % ≤ {})",
                 window.values.len(),
                 window.range_pct,
                 self.rule.max_range_pct,
@@ -107,5 +124,59 @@ impl PhaseCliffReport {
                 self.round_s
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(judgement: CliffJudgement) -> PhaseCliffReport {
+        PhaseCliffReport {
+            round_s: 10.0,
+            rate: Some(40.0),
+            rule: SteadyRule {
+                window: 3,
+                max_range_pct: 1000.0,
+                max_slope_pct: 1000.0,
+                max_rounds: 18,
+            },
+            rounds: Vec::new(),
+            judgement,
+        }
+    }
+
+    #[test]
+    fn the_judgement_line_names_the_round_the_bytes_the_values_and_the_band() {
+        let early = EarlyLevel {
+            rounds: 3,
+            level_ms: 86.1,
+        };
+        let band = Band {
+            low_ms: 0.0,
+            high_ms: 947.1,
+            pct: 1000.0,
+        };
+        let departed = |value_ms| {
+            report(CliffJudgement::Departed {
+                round: 10,
+                bytes_written: 139_586_437,
+                early,
+                value_ms,
+                band,
+            })
+            .line()
+        };
+        assert_eq!(
+            departed(Some(8626.17)),
+            "p99 departed at round 10 after 0.13 GiB written: 86.10 ms → 8626.17 ms (early \
+             level rounds 1–3: 86.10 ms (band 0.00–947.10 ms, ± 1000 %))"
+        );
+        assert!(departed(None).contains("86.10 ms → no transaction completed ("));
+        let stalled = report(CliffJudgement::StalledEarly { round: 2 }).line();
+        assert_eq!(
+            stalled,
+            "no early level: round 2 of the first 3 completed no transaction"
+        );
     }
 }

@@ -166,3 +166,45 @@ fn steady(
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::load_str;
+    use super::super::plan::{PhaseRounds, PlanPhase};
+
+    const HEAD: &str = "name = \"x\"\nreport_interval = \"1s\"\n[[instance]]\nengine = \"sqlite\"\n\
+                        [workload]\nbenchmark = \"sysbench\"\ntest = \"oltp_write_only\"\n\
+                        rate = 5.0\n";
+
+    /// The phases of a scenario whose `[[phase]]` tables are `phases`.
+    fn phases(phases: &str) -> Vec<PlanPhase> {
+        let plan = load_str(&format!("{HEAD}{phases}"), "x.toml", &[], 1.0).unwrap();
+        plan.database.unwrap().phases
+    }
+
+    #[test]
+    fn a_phase_has_steady_cliff_or_no_rounds_and_plan_json_keeps_which() {
+        let p = phases(
+            "[[phase]]\nname = \"a\"\nduration = \"10s\"\nuntil = \"steady\"\n\
+             [phase.steady]\nround = \"2s\"\nwindow = 3\n\
+             [[phase]]\nname = \"b\"\nduration = \"10s\"\nrate = 40.0\ncliff = true\n\
+             [phase.steady]\nround = \"2s\"\nwindow = 2\n\
+             [[phase]]\nname = \"c\"\nduration = \"10s\"\n",
+        );
+        assert!(matches!(p[0].rounds, PhaseRounds::Steady { steady } if steady.rule.window == 3));
+        let cliff = p[1].rounds.cliff().unwrap();
+        assert_eq!(
+            (cliff.round_ms, cliff.rule.window, p[1].rate),
+            (2000, 2, Some(40.0))
+        );
+        assert_eq!((p[2].rounds, p[2].rate), (PhaseRounds::None {}, None));
+        for phase in &p {
+            let json = serde_json::to_value(phase).unwrap();
+            let back: PlanPhase = serde_json::from_value(json.clone()).unwrap();
+            assert_eq!(&back, phase, "{json}");
+        }
+        let json = serde_json::to_value(&p[1]).unwrap();
+        assert_eq!(json["cliff"]["round_ms"], 2000, "{json}");
+        assert!(json.get("steady").is_none(), "{json}");
+    }
+}
