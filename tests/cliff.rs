@@ -4,7 +4,7 @@
 //! p99 must depart from its early level at a round after that, with the host's bytes written
 //! counted on the loop device. Needs root, loop devices and blkio throttling: skipped with a
 //! word where they are missing, a failure under CI=true. And a cliff phase refused with
-//! `--no-telemetry` (exit 2, nothing started).
+//! `--no-telemetry` and on a target with no block device (exit 2, nothing started).
 
 use std::io::BufRead;
 use std::path::Path;
@@ -189,4 +189,33 @@ fn a_cliff_phase_without_telemetry_is_refused_before_anything_starts() {
         !target.exists() && !dir.path().join("run").exists(),
         "{err}"
     );
+}
+
+#[test]
+fn a_cliff_phase_on_a_target_with_no_block_device_is_refused_by_preflight() {
+    // tmpfs has no block device under it (device number 0:N).
+    let shm = Path::new("/dev/shm");
+    let on_tmpfs = rustix::fs::stat(shm).is_ok_and(|st| rustix::fs::major(st.st_dev) == 0);
+    if !on_tmpfs {
+        eprintln!("skipped: /dev/shm is not a filesystem without a block device here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let target = tempfile::tempdir_in(shm).unwrap();
+    let file = dir.path().join("cliff.toml");
+    std::fs::write(&file, scenario(&target.path().join("t"))).unwrap();
+    let out = bin()
+        .arg("run")
+        .arg(&file)
+        .arg("--out")
+        .arg(dir.path().join("run"))
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("write cliff: the target") && err.contains("has no block device"),
+        "{err}"
+    );
+    assert!(!dir.path().join("run").exists(), "{err}");
 }
