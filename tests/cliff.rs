@@ -20,8 +20,11 @@ const FREE_IOPS: u32 = 1_000_000;
 /// band is ± 1000 %: a busy host's slow round stays within it, 5 write IOPS do not.
 const SWITCH_AFTER_TICKS: usize = 8;
 const PHASE_TICKS: usize = 24;
+/// The unthrottled control's phase.
+const HELD_TICKS: usize = 12;
 
-fn scenario(target: &Path) -> String {
+/// The scenario: 40 tx/s for a `seconds`-long cliff phase on `target`.
+fn scenario(target: &Path, seconds: usize) -> String {
     format!(
         r#"name = "cliff-test"
 report_interval = "1s"
@@ -41,7 +44,7 @@ clients = 4
 
 [[phase]]
 name = "cliff"
-duration = "{PHASE_TICKS}s"
+duration = "{seconds}s"
 rate = 40.0
 cliff = true
 
@@ -98,15 +101,32 @@ fn wait_ticks(series: &Path, n: usize, child: &mut std::process::Child) {
     }
 }
 
-#[test]
-fn p99_departs_after_the_drive_turns_slow_at_a_fixed_load() {
-    let Some((fs, throttle, maj_min)) = drive() else {
-        return;
-    };
-    let out = tempfile::tempdir().unwrap();
-    let file = out.path().join("cliff.toml");
-    std::fs::write(&file, scenario(&fs.mnt.join("target"))).unwrap();
-    let run_dir = out.path().join("run");
+/// A finished cliff run: its run directory (kept while `_dir` lives) and the series tick at
+/// which the throttle came on, if it did.
+struct CliffRun {
+    _dir: tempfile::TempDir,
+    run_dir: std::path::PathBuf,
+    switched_at: Option<usize>,
+}
+
+impl CliffRun {
+    /// The phase's `cliff` object in result.json.
+    fn cliff(&self) -> serde_json::Value {
+        read_json(&self.run_dir.join("result.json"))["phases"][0]["cliff"].clone()
+    }
+}
+
+/// Run a `ticks`-second cliff phase on the drive; with `switch_after`, its writes throttled to
+/// 5 IOPS once the phase has that many ticks, and freed again at its end.
+fn run_cliff(
+    (fs, throttle, maj_min): &(LoopFs, Throttle, String),
+    ticks_total: usize,
+    switch_after: Option<usize>,
+) -> CliffRun {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cliff.toml");
+    std::fs::write(&file, scenario(&fs.mnt.join("target"), ticks_total)).unwrap();
+    let run_dir = dir.path().join("run");
     let mut cmd = bin();
     cmd.arg("run")
         .arg(&file)
@@ -120,15 +140,31 @@ fn p99_departs_after_the_drive_turns_slow_at_a_fixed_load() {
         .spawn()
         .expect("start drivebench");
     let series = run_dir.join("series.csv");
-    wait_ticks(&series, SWITCH_AFTER_TICKS, &mut child);
-    let switched_at = ticks(&series);
-    throttle.set_write_iops(&maj_min, 5).unwrap();
-    wait_ticks(&series, PHASE_TICKS, &mut child);
-    throttle.set_write_iops(&maj_min, FREE_IOPS).unwrap();
+    let switched_at = switch_after.map(|n| {
+        wait_ticks(&series, n, &mut child);
+        let at = ticks(&series);
+        throttle.set_write_iops(maj_min, 5).unwrap();
+        wait_ticks(&series, ticks_total, &mut child);
+        throttle.set_write_iops(maj_min, FREE_IOPS).unwrap();
+        at
+    });
     let done = child.wait_with_output().unwrap();
     assert_eq!(done.status.code(), Some(0), "{}", text(&done.stderr));
-    let result = read_json(&run_dir.join("result.json"));
-    let cliff = &result["phases"][0]["cliff"];
+    CliffRun {
+        _dir: dir,
+        run_dir,
+        switched_at,
+    }
+}
+
+#[test]
+fn p99_departs_after_the_drive_turns_slow_at_a_fixed_load() {
+    let Some(drive) = drive() else {
+        return;
+    };
+    let run = run_cliff(&drive, PHASE_TICKS, Some(SWITCH_AFTER_TICKS));
+    let switched_at = run.switched_at.unwrap();
+    let cliff = run.cliff();
     let rounds = cliff["rounds"].as_array().unwrap();
     let written: Vec<u64> = rounds
         .iter()
@@ -152,17 +188,31 @@ fn p99_departs_after_the_drive_turns_slow_at_a_fixed_load() {
         round >= first_slow_round,
         "departed at round {round}, the throttle came on at tick {switched_at}: {cliff:#}"
     );
-    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
+    let summary = std::fs::read_to_string(run.run_dir.join("summary.md")).unwrap();
     let line = summary
         .lines()
         .find(|l| l.starts_with("Write cliff: p99 departed at round"))
         .unwrap_or_else(|| panic!("{summary}"));
     println!("{line}");
-    let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    let html = std::fs::read_to_string(run.run_dir.join("report.html")).unwrap();
     assert!(html.contains("Write cliff: p99 per round"), "p99 chart");
     assert!(
-        html.contains("the drive&#39;s writes per round")
-            || html.contains("the drive's writes per round")
+        html.contains("the drive's writes per round"),
+        "writes chart"
+    );
+}
+
+/// The control: the same load on the same drive, never throttled, holds its early level.
+#[test]
+fn p99_holds_its_early_level_while_the_drive_keeps_up() {
+    let Some(drive) = drive() else {
+        return;
+    };
+    let cliff = run_cliff(&drive, HELD_TICKS, None).cliff();
+    assert_eq!(cliff["judgement"]["state"], "held", "{cliff:#}");
+    assert_eq!(
+        cliff["judgement"]["rounds"].as_u64(),
+        Some(HELD_TICKS as u64 / 2)
     );
 }
 
@@ -171,7 +221,7 @@ fn a_cliff_phase_without_telemetry_is_refused_before_anything_starts() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("target");
     let file = dir.path().join("cliff.toml");
-    std::fs::write(&file, scenario(&target)).unwrap();
+    std::fs::write(&file, scenario(&target, PHASE_TICKS)).unwrap();
     let out = bin()
         .arg("run")
         .arg(&file)
@@ -203,7 +253,7 @@ fn a_cliff_phase_on_a_target_with_no_block_device_is_refused_by_preflight() {
     let dir = tempfile::tempdir().unwrap();
     let target = tempfile::tempdir_in(shm).unwrap();
     let file = dir.path().join("cliff.toml");
-    std::fs::write(&file, scenario(&target.path().join("t"))).unwrap();
+    std::fs::write(&file, scenario(&target.path().join("t"), PHASE_TICKS)).unwrap();
     let out = bin()
         .arg("run")
         .arg(&file)
