@@ -113,12 +113,7 @@ pub async fn run_phases(
         {
             early += planned_end.saturating_duration_since(sampled.last_tick);
         }
-        if let Some(track) = sampled.cliff {
-            let report = track.report();
-            ctx.console
-                .always(&format!("{}: write cliff: {}", phase.name, report.line()));
-            closed.cliff = Some(report);
-        }
+        add_cliff(phase, &mut closed, sampled.cliff, ctx);
         if let Some(figures) = hooks.phase_ended(&closed.summary, phase.record).await {
             closed.keep(figures);
         }
@@ -185,6 +180,21 @@ fn add_steady(
     let reached = matches!(report.outcome, SteadyOutcome::Reached { .. });
     closed.steady = Some(report);
     reached
+}
+
+/// A cliff phase's rounds judged, the judgement printed and kept in its report.
+fn add_cliff(
+    phase: &PlanPhase,
+    closed: &mut PhaseReport,
+    track: Option<CliffTrack>,
+    ctx: &RunCtx<'_>,
+) {
+    if let Some(track) = track {
+        let report = track.report();
+        ctx.console
+            .always(&format!("{}: write cliff: {}", phase.name, report.line()));
+        closed.cliff = Some(report);
+    }
 }
 
 /// Phase `i`'s fixed rate set on every instance's clients from now; after a phase with one,
