@@ -27,9 +27,9 @@
 //!   the run directory those files are written to.
 //! - [`results`]: the results model: a run (`RunReport`, result.json), its phases, series rows
 //!   and preflight findings, and what the phase-closing computations fill in (telemetry and
-//!   verdict per phase, steady-state rounds, a benchmark's figures and checks, typed in its
-//!   `workload` folder, load curves, sweeps); a run's status as one enum carrying its error
-//!   (`status`); the result.json reader.
+//!   verdict per phase, steady-state rounds, write-cliff rounds, a benchmark's figures and
+//!   checks, typed in its `workload` folder, load curves, sweeps); a run's status as one enum
+//!   carrying its error (`status`); the result.json reader.
 //! - [`console`]: the live console: progress bars, interval and closing lines.
 //! - [`clients`]: virtual clients: one loop, paced closed-loop, open-model or keyed (TPC-C
 //!   terminals), retries inside, own connections or a shared pool; a per-instance rate control
@@ -73,8 +73,9 @@
 //!   drive's own health log (NVMe SMART and OCP extended SMART through the admin passthrough,
 //!   an ATA disk's SMART table through the SCSI generic ATA pass-through) and what changed between two readings.
 //! - `drivebench-core` (crates/core), the pure leaves: `config`, units and scenario errors;
-//!   `curve`, the sans-IO curve driver and steady-state rule; `histogram`, the one HDR shape
-//!   of every latency; `rng`, a virtual client's seeded random stream.
+//!   `curve`, the sans-IO curve driver, steady-state rule and write-cliff judgement;
+//!   `histogram`, the one HDR shape of every latency; `rng`, a virtual client's seeded random
+//!   stream.
 //! - `drivebench-mysql-wire` (crates/mysql-wire), what the MySQL session in `engines` speaks:
 //!   packet framing, the connection phase, the server's responses; its parsers are fuzzed.
 

@@ -11,6 +11,7 @@ mod ansible;
 mod capture;
 mod check;
 mod clean;
+mod cliff;
 mod compare;
 mod compare_curves;
 mod compare_sweeps;

@@ -109,6 +109,32 @@ fn workload(s: &mut String, w: &PlanWorkload) {
     }
 }
 
+/// What `plan` says of a phase's rate and rounds (steady end or write cliff), after its kind.
+fn phase_rounds(p: &crate::scenario::plan::PlanPhase) -> String {
+    use crate::scenario::plan::PhaseRounds;
+    let rate = p.rate.map_or(String::new(), |r| {
+        format!("; open loop at {r} tx/s per instance")
+    });
+    let rounds = match p.rounds {
+        PhaseRounds::Steady { steady: st } => format!(
+            "; ends when steady: {} rounds of {} within {} % range and {} % slope, at most this long",
+            st.rule.window,
+            dur(st.round_ms),
+            st.rule.max_range_pct,
+            st.rule.max_slope_pct
+        ),
+        PhaseRounds::Cliff { cliff: c } => format!(
+            "; write cliff: rounds of {}, p99 departs when {} rounds in a row leave ± {} % of the first {} rounds' mean",
+            dur(c.round_ms),
+            c.rule.window,
+            c.rule.max_range_pct,
+            c.rule.window
+        ),
+        PhaseRounds::None {} => String::new(),
+    };
+    format!("{rate}{rounds}")
+}
+
 /// The phases with their start offsets and durations, then the curve's steps when there is one.
 fn timeline(s: &mut String, report_interval_ms: u64, plan: &DatabaseRun) {
     let _ = writeln!(s, "\ntimeline (report every {})", dur(report_interval_ms));
@@ -120,15 +146,7 @@ fn timeline(s: &mut String, report_interval_ms: u64, plan: &DatabaseRun) {
     );
     for p in &plan.phases {
         let rec = if p.record { "recorded" } else { "not recorded" };
-        let until = p.steady.map_or(String::new(), |st| {
-            format!(
-                "; ends when steady: {} rounds of {} within {} % range and {} % slope, at most this long",
-                st.rule.window,
-                dur(st.round_ms),
-                st.rule.max_range_pct,
-                st.rule.max_slope_pct
-            )
-        });
+        let until = phase_rounds(p);
         let _ = writeln!(
             s,
             "  {:>10}  {:<16} {:>10}  {rec}{until}",

@@ -23,7 +23,7 @@ pub struct Args {
     pub quiet: bool,
     /// Do not sample the drive's and the host's counters nor the engines' own I/O counters
     /// (no telemetry, no verdict, no engine I/O figures); for measuring what the sampling
-    /// itself costs.
+    /// itself costs. Refused with a `cliff` phase, which reads the drive's write counters.
     #[arg(long)]
     pub no_telemetry: bool,
     /// Serve live metrics while the run lasts, at http://ADDR:PORT/metrics in the OpenMetrics
@@ -71,6 +71,10 @@ fn set_fullness(plan: &mut Plan, levels: &[f64]) -> Result<(), CliError> {
 /// Run a resolved plan (`run`, and `curve` with its curve filled in); a fullness run's once
 /// per level.
 pub async fn run_plan(mut plan: Plan, args: &Args) -> Result<i32, CliError> {
+    if args.no_telemetry {
+        crate::scenario::refuse_without_telemetry(&plan)
+            .map_err(|e| CliError::Invalid(e.to_string()))?;
+    }
     if let Some(levels) = &args.fullness {
         set_fullness(&mut plan, levels)?;
     }

@@ -121,7 +121,7 @@ async fn run_workload<C: Connector, W: Workload>(
         seed: plan.seed(),
         pacing: Pacing::for_workload(&*workload, plan.db.workload.rate, clients),
         max_attempts: plan.db.workload.max_attempts,
-        rate_controlled: plan.db.curve.is_some(),
+        rate_controlled: plan.db.curve.is_some() || plan.db.phases.iter().any(|p| p.rate.is_some()),
     };
     if let Some(n) = spec.pooled_connections {
         for name in &spec.instances {

@@ -12,6 +12,7 @@
 //! directory, or `up`'s up.json), around all of these; `entry` the one call per command.
 
 pub mod capture;
+mod cliff;
 mod db_curve;
 mod ending;
 mod engine_io;

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::cliff::CliffTrack;
 use super::stall::StallWatch;
 use super::steady::SteadyTrack;
 use super::{Ending, RunCtx, Stage};
@@ -25,6 +26,7 @@ use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::PlanPhase;
 use crate::workload::hooks::PhaseHooks;
 use drivebench_core::histogram;
+use drivebench_system::telemetry::DiskCounts;
 
 /// How often result.json is rewritten with the running phase so far (marked not completed),
 /// so that a run killed outright (SIGKILL, the OOM killer, a power cut) keeps its figures up to
@@ -39,6 +41,8 @@ struct Sampled {
     telemetry: Vec<TelemetryRow>,
     /// The rounds of an `until = "steady"` phase.
     steady: Option<SteadyTrack>,
+    /// The rounds of a `cliff` phase.
+    cliff: Option<CliffTrack>,
     last_tick: Instant,
     /// When result.json last held this phase so far.
     last_saved: Instant,
@@ -61,7 +65,7 @@ pub async fn run_phases(
     hooks.before_start().await;
     let target = std::path::Path::new(plan.target_path());
     let mut health = super::health::HealthWatch::start(target, ctx.console).await;
-    let t0 = match start_clock(fleet, ctx).await {
+    let t0 = match start_clock(plan, fleet, ctx).await {
         Ok(t0) => t0,
         Err(ending) => return ending,
     };
@@ -75,7 +79,10 @@ pub async fn run_phases(
     );
     // How much sooner than planned the steady phases so far ended: later phases move up.
     let mut early = Duration::ZERO;
-    for phase in &plan.db.phases {
+    for (i, phase) in plan.db.phases.iter().enumerate() {
+        if i > 0 {
+            set_rate(plan, i, fleet);
+        }
         let bar = ctx
             .console
             .phase_bar(&phase.name, phase.duration_ms, phase_start);
@@ -99,7 +106,7 @@ pub async fn run_phases(
         };
         let mut stop = sampled.stop;
         let mut closed = close_phase(plan, phase, kinds, &sampled.totals, sampled.series, timing);
-        let paced = plan.db.workload.rate.is_some();
+        let paced = plan.db.workload.rate.is_some() || phase.rate.is_some();
         let engine_io = ctx.engine_io.as_mut().map(|e| e.track.close());
         add_telemetry(&mut closed, sampled.telemetry, paced, ctx);
         add_engine_io(phase, &mut closed, engine_io, ctx);
@@ -109,6 +116,7 @@ pub async fn run_phases(
         {
             early += planned_end.saturating_duration_since(sampled.last_tick);
         }
+        add_cliff(phase, &mut closed, sampled.cliff, ctx);
         if let Some(figures) = hooks.phase_ended(&closed.summary, phase.record).await {
             closed.keep(figures);
         }
@@ -177,11 +185,48 @@ fn add_steady(
     reached
 }
 
+/// A cliff phase's rounds judged, the judgement printed and kept in its report.
+fn add_cliff(
+    phase: &PlanPhase,
+    closed: &mut PhaseReport,
+    track: Option<CliffTrack>,
+    ctx: &RunCtx<'_>,
+) {
+    if let Some(track) = track {
+        let report = track.report();
+        ctx.console
+            .always(&format!("{}: write cliff: {}", phase.name, report.line()));
+        closed.cliff = Some(report);
+    }
+}
+
+/// Phase `i`'s fixed rate set on every instance's clients from now; after a phase with one,
+/// a phase without one goes back to the workload's pacing (its rate, or closed loop).
+fn set_rate(plan: DbPlan<'_>, i: usize, fleet: &Fleet) {
+    let phases = &plan.db.phases;
+    let rate = match (phases[i].rate, phases[..i].iter().any(|p| p.rate.is_some())) {
+        (Some(r), _) => Some(r),
+        (None, true) => plan.db.workload.rate,
+        (None, false) => return,
+    };
+    for control in fleet.controls() {
+        match rate {
+            Some(r) => control.set_rate(r),
+            None => control.set_closed(),
+        }
+    }
+}
+
 /// Release the clients (at `--start-at`, if given) and start the telemetry with them; the
 /// clock's record goes into the report.
-async fn start_clock(fleet: &mut Fleet, ctx: &mut RunCtx<'_>) -> Result<Instant, Ending> {
+async fn start_clock(
+    plan: DbPlan<'_>,
+    fleet: &mut Fleet,
+    ctx: &mut RunCtx<'_>,
+) -> Result<Instant, Ending> {
     let waited = super::start_at::wait(ctx).await?;
     let t0 = fleet.start();
+    set_rate(plan, 0, fleet);
     ctx.report.clock = Some(super::start_at::started(waited));
     if let Some(probe) = ctx.telemetry.probe() {
         probe.restart();
@@ -210,9 +255,12 @@ async fn sample_phase(
             .collect(),
         series: Vec::new(),
         telemetry: Vec::new(),
-        steady: phase
-            .steady
+        steady: (phase.rounds.steady())
             .map(|st| SteadyTrack::new(st, plan.report_interval_ms(), phase_start)),
+        cliff: (phase.rounds.cliff()).map(|c| {
+            let interval_ms = plan.report_interval_ms();
+            CliffTrack::new((c, phase.rate), interval_ms, kinds.len(), phase_start)
+        }),
         last_tick: phase_start,
         last_saved: phase_start,
         stop: None,
@@ -243,15 +291,14 @@ async fn sample_phase(
             summaries,
             engine_io,
         };
-        let tx = record_interval(plan, phase, interval, kinds, &mut s, ctx);
+        let tick = record_interval(plan, phase, interval, kinds, &mut s, ctx);
         s.last_tick = now;
         match wake {
             Wake::Cancelled => s.stop = Some(Ending::Interrupted),
             Wake::Failed(e) => s.stop = Some(Ending::failed(Stage::Phases, e)),
             Wake::Tick => {}
         }
-        let phase_s = (now - phase_start).as_secs_f64();
-        let steady = s.steady.as_mut().is_some_and(|t| t.tick(tx, now, phase_s));
+        let steady = rounds_tick(phase, &tick, kinds, (now, phase_start), &mut s, ctx);
         if s.stop.is_some() || steady || tick_planned >= planned_end {
             return s;
         }
@@ -259,6 +306,32 @@ async fn sample_phase(
             save_so_far(plan, phase, kinds, (t0, phase_start), &mut s, ctx);
         }
     }
+}
+
+/// What one tick adds to the phase's rounds (steady or cliff); true once a steady phase is
+/// steady. A cliff round's figures are printed as it closes.
+fn rounds_tick(
+    phase: &PlanPhase,
+    tick: &Tick,
+    kinds: &[&str],
+    (now, phase_start): (Instant, Instant),
+    s: &mut Sampled,
+    ctx: &RunCtx<'_>,
+) -> bool {
+    if let Some(r) =
+        (s.cliff.as_mut()).and_then(|c| c.tick(&tick.total, tick.disk.as_ref(), kinds, now))
+    {
+        ctx.console.line(&format!("{}: {}", phase.name, r.line()));
+    }
+    let phase_s = (now - phase_start).as_secs_f64();
+    let tx = tick.total.transactions();
+    s.steady.as_mut().is_some_and(|t| t.tick(tx, now, phase_s))
+}
+
+/// One tick's transactions, all instances, and the drive's counts over it (with telemetry).
+struct Tick {
+    total: Recorded,
+    disk: Option<DiskCounts>,
 }
 
 /// What the sampler took at a tick: seconds since the start and the interval's length, each
@@ -273,7 +346,8 @@ struct Interval {
 }
 
 /// One report interval: a series row per instance (appended to series.csv), the instances'
-/// totals, and the live line. Returns the interval's transactions, all instances.
+/// totals, and the live line. Returns the interval's transactions, all instances, and the
+/// drive's counts.
 fn record_interval(
     plan: DbPlan<'_>,
     phase: &PlanPhase,
@@ -281,7 +355,7 @@ fn record_interval(
     kinds: &'static [&'static str],
     s: &mut Sampled,
     ctx: &mut RunCtx<'_>,
-) -> u64 {
+) -> Tick {
     let clients = plan.db.workload.clients;
     let telemetry = ctx.telemetry.probe().map(|p| p.tick());
     let mut interval_total = Recorded::new(kinds.len());
@@ -308,6 +382,9 @@ fn record_interval(
             live.telemetry(t);
         }
     }
+    let disk = (telemetry.as_ref())
+        .and_then(|t| t.device.as_ref())
+        .map(|d| d.total.counts);
     if let Some(figures) = telemetry {
         s.telemetry.push(TelemetryRow {
             elapsed_s: iv.at_s,
@@ -322,7 +399,10 @@ fn record_interval(
         clients,
         &summary,
     ));
-    summary.transactions
+    Tick {
+        total: interval_total,
+        disk,
+    }
 }
 
 /// Write result.json with the running phase closed as it stands (not completed); the phase
@@ -394,6 +474,7 @@ fn close_phase(
         tpcc: None,
         telemetry: None,
         steady: None,
+        cliff: None,
         engine_io: None,
         health: None,
     }

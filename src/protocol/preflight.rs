@@ -116,6 +116,7 @@ fn target_findings(plan: &Plan) -> Vec<Finding> {
 fn database_findings(db: &DatabaseRun, target: &str, out: &mut Vec<Finding>) {
     single_writer(db, out);
     capture_findings(db, target, out);
+    cliff_findings(db, target, out);
     for inst in db
         .instances
         .iter()
@@ -432,6 +433,31 @@ pub fn raise_open_files(db: &DatabaseRun) {
         if let Err(e) = rustix::process::setrlimit(rustix::process::Resource::Nofile, raised) {
             tracing::warn!("cannot raise the open-files limit: {e}");
         }
+    }
+}
+
+/// A `cliff` phase reads the drive's write counters: the target must be on a block device.
+fn cliff_findings(db: &DatabaseRun, target: &str, out: &mut Vec<Finding>) {
+    let Some(phase) = db.phases.iter().find(|p| p.rounds.cliff().is_some()) else {
+        return;
+    };
+    let on = |what: String| format!("phase {}: write cliff: {what}", phase.name);
+    match drivebench_system::telemetry::resolve(Path::new(target)) {
+        Ok(d) if d.stack().is_some() => out.push(finding(
+            Level::Ok,
+            on("the drive's write counters are read under the target".into()),
+        )),
+        Ok(_) => out.push(finding(
+            Level::Error,
+            on(format!(
+                "the target {target} has no block device to count the bytes written on; \
+                 `run` would refuse"
+            )),
+        )),
+        Err(e) => out.push(finding(
+            Level::Error,
+            on(format!("{e}; `run` would refuse")),
+        )),
     }
 }
 

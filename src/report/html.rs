@@ -44,6 +44,9 @@ pub fn page(r: &RunReport) -> String {
         if let Some(st) = &phase.steady {
             let _ = write!(s, "<p>Steady state: {}</p>", escape(&st.line()));
         }
+        if let Some(c) = &phase.cliff {
+            super::cliff::html(&mut s, c);
+        }
         if let Some(t) = phase.telemetry.as_ref().filter(|_| phase.recorded) {
             super::html_telemetry::verdict(&mut s, t);
         }

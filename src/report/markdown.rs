@@ -31,6 +31,9 @@ pub fn summary(r: &RunReport) -> String {
         if let Some(st) = &phase.steady {
             let _ = writeln!(s, "\nSteady state: {}", st.line());
         }
+        if let Some(c) = &phase.cliff {
+            super::cliff::markdown(&mut s, c);
+        }
         if let Some(t) = &phase.telemetry {
             super::telemetry::markdown(&mut s, t);
         }

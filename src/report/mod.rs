@@ -5,6 +5,7 @@
 //! `drivebench_core::table` value written by `table` in markdown and HTML alike, and a
 //! benchmark's own sections come from `Benchmark` (`benchmark_sections`).
 
+pub mod cliff;
 pub mod compare;
 pub mod curves;
 #[cfg(test)]

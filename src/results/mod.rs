@@ -1,10 +1,12 @@
 //! The results model: a run (`RunReport`, result.json, the source of truth), its phases, their
 //! series rows, preflight findings, and what the phase-closing computations fill in (per-phase
 //! telemetry figures and verdict, the drive's health log before and after, the engines' own
-//! I/O figures, the steady-state rounds, TPC-C figures and checks, load curves, sweeps, a merge
+//! I/O figures, the steady-state rounds, a fixed
+//! load's write-cliff rounds, TPC-C figures and checks, load curves, sweeps, a merge
 //! of several hosts), the device's start state and a fullness run's table. `protocol` fills
 //! it; `report` only renders it.
 
+pub mod cliff;
 pub mod curves;
 pub mod engine_io;
 pub mod finding;

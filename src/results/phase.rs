@@ -1,7 +1,7 @@
 //! A phase as result.json keeps it: its summary over every instance and per instance, its
 //! histogram, one series row per report interval and instance, and what the phase-closing
 //! computations add (TPC-C figures, telemetry, the engines' I/O figures, the steady-state
-//! rounds).
+//! rounds, the write cliff's rounds).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -40,6 +40,10 @@ pub struct PhaseReport {
     /// A phase with `until = "steady"`: its rounds and whether it became steady.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<crate::results::steady::PhaseSteadyReport>,
+    /// A phase with `cliff = true`: its rounds against the bytes written, and whether its p99
+    /// departed from the early level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cliff: Option<crate::results::cliff::PhaseCliffReport>,
     /// The engines' own I/O figures (log flushes, data reads, background writes) per
     /// instance, in total and per report interval; absent without telemetry.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -156,8 +156,18 @@ pub struct PhaseSection {
     /// When the phase ends: after its `duration` (default), or as soon as the TPS of its
     /// rounds is steady (`steady`), at the latest after its `duration`.
     pub until: Option<PhaseUntil>,
-    /// The steady-state rule of an `until = "steady"` phase; defaults as the SNIA rule's.
+    /// The steady-state rule of an `until = "steady"` phase, or the rounds of a `cliff`
+    /// phase; defaults as the SNIA rule's.
     pub steady: Option<SteadySection>,
+    /// Open-loop transactions per second per instance for this phase: arrivals on a Poisson
+    /// schedule shared by the instance's clients, whether or not they keep up (a late start
+    /// is counted and its wait is in the response time). Default: the workload's pacing.
+    pub rate: Option<f64>,
+    /// Watch for the write cliff: the p99 of each round (`[phase.steady]`'s round) against
+    /// the early level of the first `window` rounds, with the drive's writes and the host's
+    /// cumulative bytes written. A recorded phase at a fixed load (`rate`, `workload.rate` or
+    /// TPC-C spec pacing), not with `until = "steady"`. Default false.
+    pub cliff: Option<bool>,
 }
 
 /// When a phase ends.

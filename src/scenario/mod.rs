@@ -89,6 +89,25 @@ pub fn load_str(
     })
 }
 
+/// A plan refused when the run samples no telemetry (`--no-telemetry`): a `cliff` phase
+/// reads the drive's write counters.
+pub fn refuse_without_telemetry(plan: &Plan) -> Result<(), ScenarioError> {
+    let Some(db) = plan.database() else {
+        return Ok(());
+    };
+    match db.db.phases.iter().position(|p| p.rounds.cliff().is_some()) {
+        None => Ok(()),
+        Some(i) => Err(ScenarioError {
+            file: plan.scenario_file.clone(),
+            origin: Origin::Whole,
+            key: Some(KeyPath::root().key("phase").index(i).key("cliff")),
+            message: "needs the drive's write counters, which --no-telemetry turns off; \
+                      remove one"
+                .into(),
+        }),
+    }
+}
+
 /// Why a `--set KEY=VALUE` could not be applied to the scenario.
 #[derive(Debug, thiserror::Error)]
 pub enum OverrideError {

@@ -328,6 +328,7 @@ impl PlanWorkload {
     }
 }
 
+/// One `[[phase]]` as planned: when it starts, how long it runs, its rate and its rounds.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PlanPhase {
     pub name: String,
@@ -336,9 +337,43 @@ pub struct PlanPhase {
     pub duration_ms: u64,
     /// Counted in the recorded summary.
     pub record: bool,
-    /// Ends as soon as its TPS is steady (at the latest after `duration_ms`).
+    /// Its rounds: none, the steady-state end (`steady`), or the write cliff's (`cliff`).
+    #[serde(flatten)]
+    pub rounds: PhaseRounds,
+    /// Open-loop transactions per second per instance for this phase (else the workload's
+    /// pacing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steady: Option<PhaseSteady>,
+    pub rate: Option<f64>,
+}
+
+/// What a phase's rounds are for; in plan.json the key (`steady`, `cliff` or neither) says which.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum PhaseRounds {
+    /// Ends as soon as its TPS is steady (at the latest after `duration_ms`).
+    Steady { steady: PhaseSteady },
+    /// Runs its duration; each round's p99 judged against the early level (the write cliff).
+    Cliff { cliff: PhaseSteady },
+    /// No rounds: the phase runs its duration.
+    None {},
+}
+
+impl PhaseRounds {
+    /// The steady-state end, when the phase has one.
+    pub fn steady(&self) -> Option<PhaseSteady> {
+        match self {
+            PhaseRounds::Steady { steady } => Some(*steady),
+            PhaseRounds::Cliff { .. } | PhaseRounds::None {} => None,
+        }
+    }
+
+    /// The write cliff's rounds, when the phase watches for it.
+    pub fn cliff(&self) -> Option<PhaseSteady> {
+        match self {
+            PhaseRounds::Cliff { cliff } => Some(*cliff),
+            PhaseRounds::Steady { .. } | PhaseRounds::None {} => None,
+        }
+    }
 }
 
 /// The steady-state end of a phase: rounds of `round_ms` (a whole number of report

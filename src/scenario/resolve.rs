@@ -105,6 +105,7 @@ pub fn resolve(
     let capture =
         super::capture::resolve(file.capture.as_ref(), &phase_names, &root.key("capture"))?;
     check_something_recorded(&workload, &phases, curve.is_some(), &root)?;
+    check_phase_loads(&workload, &phases, &root.key("phase"))?;
 
     check_engines_run_workload(&instances, &workload, &root)?;
     let estimates = estimate(&instances, &workload, &phases);
@@ -145,6 +146,33 @@ fn check_something_recorded(
             root.key("phase"),
             "no phase has record = true and there is no [[curve]], so nothing would be reported",
         ));
+    }
+    Ok(())
+}
+
+/// A phase's `rate` needs clients the rate can pace (not a self-paced workload); a `cliff`
+/// phase needs a fixed load: its own rate, the workload's, or the workload's own pacing.
+fn check_phase_loads(
+    workload: &PlanWorkload,
+    phases: &[PlanPhase],
+    key: &KeyPath,
+) -> Result<(), Invalid> {
+    let self_paced = workload.benchmark.self_paced();
+    for (i, p) in phases.iter().enumerate() {
+        if p.rate.is_some() && self_paced {
+            return Err(Invalid::new(
+                key.index(i).key("rate"),
+                "the workload paces itself (TPC-C spec pacing: keying and think times); \
+                 use workload.pacing = \"none\" for a phase rate",
+            ));
+        }
+        let fixed = p.rate.is_some() || workload.rate.is_some() || self_paced;
+        if p.rounds.cliff().is_some() && !fixed {
+            return Err(Invalid::new(
+                key.index(i).key("cliff"),
+                "needs a fixed load: set rate on the phase (or workload.rate)",
+            ));
+        }
     }
     Ok(())
 }

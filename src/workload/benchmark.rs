@@ -116,6 +116,15 @@ impl Benchmark {
         }
     }
 
+    /// Whether its clients pace themselves (TPC-C spec pacing: keying and think times), so
+    /// that no rate can be set on them.
+    pub fn self_paced(&self) -> bool {
+        match self {
+            Benchmark::Sysbench { .. } => false,
+            Benchmark::Tpcc { tpcc } => tpcc.pacing == TpccPacing::Spec,
+        }
+    }
+
     /// Whether a load curve can drive this benchmark: a curve sets the rate itself.
     pub fn check_curve(&self, key: &KeyPath) -> Result<(), Invalid> {
         match self {

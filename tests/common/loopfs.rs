@@ -158,6 +158,14 @@ impl Throttle {
         Ok(group)
     }
 
+    /// The write limit on `maj_min` changed to `iops` from now, for the processes already in
+    /// the group (a drive that turns slow part-way through a run).
+    pub fn set_write_iops(&self, maj_min: &str, iops: u32) -> Result<(), String> {
+        let file = "blkio.throttle.write_iops_device";
+        std::fs::write(self.dir.join(file), format!("{maj_min} {iops}"))
+            .map_err(|e| format!("{file}: {e}"))
+    }
+
     /// The group's processes limited to `bytes` of memory, the page cache they fill included
     /// (a cgroup-v1 memory group beside the blkio one), so reads go to the drive; or why not.
     pub fn limit_memory(mut self, bytes: u64) -> Result<Self, String> {

@@ -7,7 +7,8 @@
 //!   formatting, typed setting values, dotted key paths and the scenario error that points at
 //!   a file's `line:column` or a `--set` override.
 //! - [`curve`]: the sans-IO load-curve driver shared by I/O sweeps and database curves, the
-//!   SLO search, the SNIA steady-state rule, a point's backlog judgement.
+//!   SLO search, the SNIA steady-state rule, a point's backlog judgement, where a fixed load's
+//!   p99 departs from its early level (the write cliff).
 //! - [`engine_io`]: an engine's own I/O counters, an interval's figures per second and per
 //!   transaction, and which I/O class (log flushes, data reads, background writes) a
 //!   drive-bound interval waited on.

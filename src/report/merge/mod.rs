@@ -312,6 +312,7 @@ fn merge_phase(
         histogram: drivebench_core::histogram::encode(&all.response_total()),
         telemetry: None,
         steady: None,
+        cliff: None,
         engine_io: merged_engine_io(&parts, interval_s),
         health: None,
         summary,

@@ -9,9 +9,10 @@
 //!
 //! A leaf of the crate: no other module of drivebench is used here. `steady` holds the SNIA
 //! steady-state rule that preconditions are judged by; `backlog` whether an open-model point
-//! kept up with its schedule.
+//! kept up with its schedule; `cliff` where a fixed load's p99 leaves its early level.
 
 pub mod backlog;
+pub mod cliff;
 pub mod steady;
 
 use serde::{Deserialize, Serialize};

@@ -72,7 +72,8 @@ impl SteadyRule {
         rounds.len() < self.max_rounds && !self.last_window(rounds).is_some_and(|w| w.steady)
     }
 
-    fn judge(&self, first_round: usize, values: &[f64]) -> SteadyWindow {
+    /// The window of `values`, whose first round is `first_round`, judged by the rule.
+    pub fn judge(&self, first_round: usize, values: &[f64]) -> SteadyWindow {
         let n = values.len() as f64;
         let average = values.iter().sum::<f64>() / n;
         let max = values.iter().copied().fold(f64::MIN, f64::max);
