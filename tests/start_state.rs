@@ -327,3 +327,31 @@ fn xfs_is_made_without_discard_and_mounted_without_it() {
     );
     assert_eq!(state["fill"]["bytes"], 204 * MIB);
 }
+
+#[test]
+fn a_target_path_that_is_a_mount_point_is_refused() {
+    let Some(dev) = loop_dev(64) else { return };
+    let fs = LoopFs::new(64).expect("a loop filesystem, where a loop device could be made");
+    let device = format!("target.device={}", dev.dev);
+    // Reached through `..`, as a user may write it.
+    let path = format!("target.path={}/../mnt", fs.mnt.display());
+    let args = [
+        "run",
+        "scenarios/quickstart.toml",
+        "--set",
+        &device,
+        "--set",
+        "target.destroy_data=true",
+        "--set",
+        &path,
+    ];
+    let out = run(&args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("already a mount point"), "{err}");
+    assert_eq!(
+        dev.allocated_bytes(),
+        0,
+        "nothing was written to the device"
+    );
+}

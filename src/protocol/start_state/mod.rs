@@ -75,7 +75,10 @@ pub fn check(plan: &Plan) -> Result<(), StartStateRefused> {
         path: plan.target_path.clone(),
         why,
     };
-    if device_state::mount_options(&std::path::absolute(target).unwrap_or_default()).is_some() {
+    let point = std::fs::canonicalize(target)
+        .or_else(|_| std::path::absolute(target))
+        .unwrap_or_default();
+    if device_state::mount_options(&point).is_some() {
         return Err(refuse("already a mount point".into()));
     }
     match std::fs::read_dir(target) {
