@@ -63,7 +63,8 @@ fn set_fullness(plan: &mut Plan, levels: &[f64]) -> Result<(), CliError> {
             "needs target.device, the block device to fill (--set target.device=/dev/...)".into(),
         )
     })?;
-    let levels = crate::scenario::start_state::check_levels(levels).map_err(invalid)?;
+    let levels =
+        crate::scenario::start_state::check_levels(levels).map_err(|e| invalid(e.to_string()))?;
     state.fill = crate::scenario::start_state::Fill::LevelsPct(levels);
     Ok(())
 }

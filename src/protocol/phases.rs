@@ -83,12 +83,7 @@ pub async fn run_phases(
         if i > 0 {
             set_rate(plan, i, fleet);
         }
-        let bar = ctx
-            .console
-            .phase_bar(&phase.name, phase.duration_ms, phase_start);
-        if let Some(live) = ctx.live {
-            live.set_phase(&phase.name, phase.record);
-        }
+        let bar = announce(phase, phase_start, ctx);
         let planned_end = t0
             + Duration::from_millis(phase.start_offset_ms + phase.duration_ms)
                 .saturating_sub(early);
@@ -130,6 +125,19 @@ pub async fn run_phases(
         }
     }
     Ending::Complete
+}
+
+/// The phase's progress bar, and its name on the live metrics page.
+fn announce(
+    phase: &PlanPhase,
+    phase_start: Instant,
+    ctx: &RunCtx<'_>,
+) -> Option<crate::console::PhaseBar> {
+    if let Some(live) = ctx.live {
+        live.set_phase(&phase.name, phase.record);
+    }
+    ctx.console
+        .phase_bar(&phase.name, phase.duration_ms, phase_start)
 }
 
 /// The phase's telemetry and its verdict, when the run has a probe.

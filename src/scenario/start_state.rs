@@ -164,17 +164,36 @@ fn share_pct(text: &str, key: &KeyPath) -> Result<f64, Invalid> {
                 format!("must be a share of the device such as \"50%\", got {text:?}"),
             )
         })?;
-    check_share(number).map_err(|message| Invalid::new(key.clone(), message))
+    check_share(number).map_err(|e| Invalid::new(key.clone(), e.to_string()))
+}
+
+/// A fill share or a fullness level list that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ShareError {
+    #[error("must be above 0 %, got {0}%")]
+    NotAboveZero(f64),
+    #[error(
+        "must be below 100 % of the device (the fill cannot be larger than the device, and its filesystem needs room of its own), got {0}%"
+    )]
+    NotBelowWhole(f64),
+    #[error("must list at least one fill level, e.g. [\"25%\", \"50%\"]")]
+    NoLevels,
+    #[error("level {level}%: {source}")]
+    Level {
+        level: f64,
+        #[source]
+        source: Box<ShareError>,
+    },
+    #[error("levels must increase, got {next}% after {previous}%")]
+    NotIncreasing { previous: f64, next: f64 },
 }
 
 /// A share in percent: above 0 and below 100 (the filesystem needs room of its own, so a fill
 /// of the whole device or more cannot be written).
-pub fn check_share(pct: f64) -> Result<f64, String> {
+pub fn check_share(pct: f64) -> Result<f64, ShareError> {
     match pct {
-        p if !p.is_finite() || p <= 0.0 => Err(format!("must be above 0 %, got {pct}%")),
-        p if p >= 100.0 => Err(format!(
-            "must be below 100 % of the device (the fill cannot be larger than the device, and its filesystem needs room of its own), got {pct}%"
-        )),
+        p if !p.is_finite() || p <= 0.0 => Err(ShareError::NotAboveZero(pct)),
+        p if p >= 100.0 => Err(ShareError::NotBelowWhole(pct)),
         p => Ok(p),
     }
 }
@@ -186,23 +205,26 @@ fn levels_pct(levels: &[String], key: &KeyPath) -> Result<Vec<f64>, Invalid> {
         .enumerate()
         .map(|(i, text)| share_pct(text, &key.index(i)))
         .collect::<Result<Vec<f64>, Invalid>>()?;
-    check_levels(&shares).map_err(|message| Invalid::new(key.clone(), message))
+    check_levels(&shares).map_err(|e| Invalid::new(key.clone(), e.to_string()))
 }
 
 /// Fill levels in percent: at least one, each above 0 and below 100, strictly increasing
 /// (`run --fullness` checks its list with this too).
-pub fn check_levels(levels: &[f64]) -> Result<Vec<f64>, String> {
+pub fn check_levels(levels: &[f64]) -> Result<Vec<f64>, ShareError> {
     if levels.is_empty() {
-        return Err("must list at least one fill level, e.g. [\"25%\", \"50%\"]".into());
+        return Err(ShareError::NoLevels);
     }
-    for level in levels {
-        check_share(*level).map_err(|e| format!("level {level}%: {e}"))?;
+    for &level in levels {
+        check_share(level).map_err(|e| ShareError::Level {
+            level,
+            source: Box::new(e),
+        })?;
     }
     if let Some(pair) = levels.windows(2).find(|w| w[1] <= w[0]) {
-        return Err(format!(
-            "levels must increase, got {}% after {}%",
-            pair[1], pair[0]
-        ));
+        return Err(ShareError::NotIncreasing {
+            previous: pair[0],
+            next: pair[1],
+        });
     }
     Ok(levels.to_vec())
 }

@@ -19,6 +19,43 @@ pub fn page(c: &Comparison) -> String {
     );
     s.push_str(crate::report::html::STYLE);
     s.push_str("</style></head><body><h1>drivebench compare</h1>");
+    warnings_and_runs(&mut s, c);
+    if let Some(t) = super::start_state::table(&c.start_states) {
+        s.push_str("<h2>Start states</h2>");
+        crate::report::table::html(&mut s, &t);
+    }
+    limits(&mut s, c);
+    for why in &c.incomparable {
+        let _ = write!(
+            s,
+            "<p class=\"warn\">Compared with --force: {}</p>",
+            escape(why)
+        );
+    }
+    differences(&mut s, c);
+    for g in &c.groups {
+        let _ = write!(s, "<h2>{} instance(s) per run</h2>", g.instances);
+        for (title, rows, decimals) in g.tables() {
+            crate::report::table::section_html(&mut s, &section(title, rows, decimals), 3);
+        }
+        for sec in g.sections(&c.runs) {
+            crate::report::table::section_html(&mut s, &sec, 3);
+        }
+    }
+    if let Some(cc) = &c.curves {
+        curves::html(&mut s, cc, &c.runs);
+    }
+    sweeps::html(&mut s, &c.sweeps);
+    if let Some(rc) = &c.replays {
+        replays::html(&mut s, rc);
+    }
+    interval_chart(&mut s, c);
+    s.push_str("</body></html>");
+    s
+}
+
+/// The warnings over the comparison, then the table of the compared runs.
+fn warnings_and_runs(s: &mut String, c: &Comparison) {
     let limited = c.not_drive_bound();
     if !limited.is_empty() {
         let _ = write!(
@@ -48,58 +85,30 @@ pub fn page(c: &Comparison) -> String {
         );
     }
     s.push_str("</table>");
-    if let Some(t) = super::start_state::table(&c.start_states) {
-        s.push_str("<h2>Start states</h2>");
-        crate::report::table::html(&mut s, &t);
-    }
-    limits(&mut s, c);
-    for why in &c.incomparable {
-        let _ = write!(
-            s,
-            "<p class=\"warn\">Compared with --force: {}</p>",
-            escape(why)
-        );
-    }
-    if !c.differences.is_empty() {
-        s.push_str("<h2>Settings that differ (compared anyway)</h2><table><tr><th>run</th><th class=\"l\">setting = value</th></tr>");
-        for run in &c.differences.runs {
-            let each: Vec<String> = run
-                .settings
-                .iter()
-                .map(|(k, v)| format!("{} = {}", escape(k), escape(v)))
-                .collect();
-            let _ = write!(
-                s,
-                "<tr><td>{}</td><td class=\"l\">{}</td></tr>",
-                escape(&run.label),
-                each.join("<br>")
-            );
-        }
-        s.push_str("</table>");
-    }
-    for g in &c.groups {
-        let _ = write!(s, "<h2>{} instance(s) per run</h2>", g.instances);
-        for (title, rows, decimals) in g.tables() {
-            crate::report::table::section_html(&mut s, &section(title, rows, decimals), 3);
-        }
-        for sec in g.sections(&c.runs) {
-            crate::report::table::section_html(&mut s, &sec, 3);
-        }
-    }
-    if let Some(cc) = &c.curves {
-        curves::html(&mut s, cc, &c.runs);
-    }
-    sweeps::html(&mut s, &c.sweeps);
-    if let Some(rc) = &c.replays {
-        replays::html(&mut s, rc);
-    }
-    interval_chart(&mut s, c);
-    s.push_str("</body></html>");
-    s
 }
 
-/// Every ranked run's TPS per report interval on one chart, and what "vs above" means
-/// (nothing when no run is ranked).
+/// The settings in which the compared runs differ (compared anyway).
+fn differences(s: &mut String, c: &Comparison) {
+    if c.differences.is_empty() {
+        return;
+    }
+    s.push_str("<h2>Settings that differ (compared anyway)</h2><table><tr><th>run</th><th class=\"l\">setting = value</th></tr>");
+    for run in &c.differences.runs {
+        let each: Vec<String> = run
+            .settings
+            .iter()
+            .map(|(k, v)| format!("{} = {}", escape(k), escape(v)))
+            .collect();
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td class=\"l\">{}</td></tr>",
+            escape(&run.label),
+            each.join("<br>")
+        );
+    }
+    s.push_str("</table>");
+}
+
 /// What limited each run, and the I/O class of a drive-bound one.
 fn limits(s: &mut String, c: &Comparison) {
     if let Some(t) = c.limits() {
@@ -108,6 +117,8 @@ fn limits(s: &mut String, c: &Comparison) {
     }
 }
 
+/// Every ranked run's TPS per report interval on one chart, and what "vs above" means
+/// (nothing when no run is ranked).
 fn interval_chart(s: &mut String, c: &Comparison) {
     let series: Vec<Series> = c
         .runs

@@ -279,17 +279,7 @@ fn merge_phase(
             elapsed_s: ((row.elapsed_s + shift) / interval_s).round() * interval_s,
             ..row.clone()
         }));
-        rows.push(HostPhase {
-            label: h.label.clone(),
-            transactions: p.summary.transactions,
-            tps: p.summary.tps,
-            latency_avg_ms: p.summary.latency_ms.avg,
-            latency_p99_ms: p.summary.latency_ms.p99,
-            tpmc: p.figures().tpmc(),
-            nopm: p.figures().nopm(),
-            engine_io: p.engine_io.as_ref().and_then(|e| e.total.clone()),
-            health: p.health.clone(),
-        });
+        rows.push(host_row(h, p));
     }
     series.sort_by(|a, b| a.elapsed_s.total_cmp(&b.elapsed_s));
     let tps: f64 = rows.iter().map(|r| r.tps).sum();
@@ -327,6 +317,21 @@ fn merge_phase(
         hosts: rows,
     };
     Ok((phase, merged))
+}
+
+/// One host's row of a merged phase.
+fn host_row(h: &HostRun, p: &PhaseReport) -> HostPhase {
+    HostPhase {
+        label: h.label.clone(),
+        transactions: p.summary.transactions,
+        tps: p.summary.tps,
+        latency_avg_ms: p.summary.latency_ms.avg,
+        latency_p99_ms: p.summary.latency_ms.p99,
+        tpmc: p.figures().tpmc(),
+        nopm: p.figures().nopm(),
+        engine_io: p.engine_io.as_ref().and_then(|e| e.total.clone()),
+        health: p.health.clone(),
+    }
 }
 
 /// The hosts' engine I/O of a phase: every host's instances (prefixed) and interval rows on
