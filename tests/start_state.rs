@@ -7,24 +7,25 @@
 
 use std::path::Path;
 
-use crate::common::loopfs::{LoopDev, LoopFs, sh};
+use crate::common::loopfs::{LoopDev, LoopFs, or_skip, sh};
 use crate::common::{read_json, run, text};
 
 const MIB: u64 = 1 << 20;
 
 /// A loop device of `mib` MiB, or None after the skip line (a failure under CI=true).
 fn loop_dev(mib: u64) -> Option<LoopDev> {
-    match LoopDev::new(mib) {
-        Ok(dev) => Some(dev),
-        Err(why) => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI must be able to make a loop device: {why}"
-            );
-            eprintln!("skipped: {why}");
-            None
-        }
-    }
+    or_skip(LoopDev::new(mib), "make a loop device")
+}
+
+/// The start state's mount options: read-write, no discard (the fill survives).
+fn assert_mounted_without_discard(state: &serde_json::Value) {
+    let options: Vec<&str> = (state["mount_options"].as_array().unwrap().iter())
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert!(
+        options.contains(&"rw") && !options.contains(&"discard"),
+        "{options:?}"
+    );
 }
 
 /// `drivebench run` of the quickstart, tiny and short, with the device's keys and `extra`.
@@ -85,13 +86,7 @@ fn a_purged_filled_device_is_recorded_and_its_fill_survives_without_discard() {
         state["mkfs"].as_str().unwrap().contains("nodiscard"),
         "{state}"
     );
-    let options: Vec<&str> = (state["mount_options"].as_array().unwrap().iter())
-        .map(|o| o.as_str().unwrap())
-        .collect();
-    assert!(
-        options.contains(&"rw") && !options.contains(&"discard"),
-        "{options:?}"
-    );
+    assert_mounted_without_discard(state);
     assert_eq!(state["fill"]["share_pct"], 50.0);
     assert_eq!(state["fill"]["bytes"], 256 * MIB);
     assert!(state["fill"]["mb_s"].as_f64().unwrap() > 0.0);
@@ -318,13 +313,7 @@ fn xfs_is_made_without_discard_and_mounted_without_it() {
             .starts_with("mkfs.xfs -f -q -K "),
         "{state}"
     );
-    let options: Vec<&str> = (state["mount_options"].as_array().unwrap().iter())
-        .map(|o| o.as_str().unwrap())
-        .collect();
-    assert!(
-        options.contains(&"rw") && !options.contains(&"discard"),
-        "{options:?}"
-    );
+    assert_mounted_without_discard(state);
     assert_eq!(state["fill"]["bytes"], 204 * MIB);
 }
 

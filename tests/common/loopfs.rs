@@ -238,3 +238,19 @@ pub fn sh(args: &[&str]) -> Result<String, String> {
     }
     Ok(text(&out.stdout).trim().to_string())
 }
+
+/// `made`, or None after the skip line naming why it could not be made here; under CI=true a
+/// failure that says CI must be able to make `what`.
+pub fn or_skip<T>(made: Result<T, String>, what: &str) -> Option<T> {
+    match made {
+        Ok(it) => Some(it),
+        Err(why) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI must be able to {what}: {why}"
+            );
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}
