@@ -184,6 +184,10 @@ fn p99_departs_after_the_drive_turns_slow_at_a_fixed_load() {
         .find(|l| l.starts_with("Write cliff: p99 departed at round"))
         .unwrap_or_else(|| panic!("{summary}"));
     println!("{line}");
+    assert!(
+        summary.contains("- Phase cliff: open model at 40 tx/s per instance"),
+        "{summary}"
+    );
     let html = std::fs::read_to_string(run.run_dir.join("report.html")).unwrap();
     assert!(html.contains("Write cliff: p99 per round"), "p99 chart");
     assert!(

@@ -115,6 +115,15 @@ fn workload_lines(s: &mut String, r: &RunReport) {
     let p = &r.plan;
     if let Some(db) = &p.database {
         let _ = writeln!(s, "- Workload: {}", workload_line(&db.workload));
+        for phase in &db.phases {
+            if let Some(rate) = phase.rate {
+                let _ = writeln!(
+                    s,
+                    "- Phase {}: open model at {rate} tx/s per instance",
+                    phase.name
+                );
+            }
+        }
     }
     if p.time_scale != 1.0 {
         let _ = writeln!(
