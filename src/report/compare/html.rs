@@ -24,6 +24,10 @@ pub fn page(c: &Comparison) -> String {
         s.push_str("<h2>Start states</h2>");
         crate::report::table::html(&mut s, &t);
     }
+    if let Some(t) = super::cliff::table(&c.cliffs) {
+        s.push_str("<h2>Write cliffs</h2>");
+        crate::report::table::html(&mut s, &t);
+    }
     limits(&mut s, c);
     for why in &c.incomparable {
         let _ = write!(

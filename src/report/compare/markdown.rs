@@ -43,6 +43,10 @@ pub fn page(c: &Comparison) -> String {
         s.push_str("\nStart states:\n\n");
         crate::report::table::markdown(&mut s, &t);
     }
+    if let Some(t) = super::cliff::table(&c.cliffs) {
+        s.push_str("\nWrite cliffs:\n\n");
+        crate::report::table::markdown(&mut s, &t);
+    }
     if let Some(t) = c.limits() {
         s.push_str("\nWhat limited each run:\n\n");
         crate::report::table::markdown(&mut s, &t);

@@ -12,8 +12,10 @@
 //! `model` over them, and the renderers `markdown` and `html` on top. Runs whose benchmark
 //! options change what a figure means (TPC-C's mix or procedures) are compared with the
 //! warning their benchmark gives; runs that started from different drive states
-//! (`start_state`) with a warning of their own.
+//! (`start_state`) with a warning of their own; runs with a write-cliff phase side by side by
+//! where their p99 departed (`cliff`).
 
+pub mod cliff;
 pub mod curves;
 pub mod entry;
 mod html;
@@ -217,6 +219,7 @@ pub fn compare(runs: Vec<Run>, force: bool) -> Result<Comparison, CompareError> 
     let mut warnings = warnings(&entries);
     warnings.extend(start_state::warning(&start_states));
     Ok(Comparison {
+        cliffs: cliff::build(&labelled),
         start_states,
         sweeps: sweeps::build(&labelled),
         replays: replays::build(&labelled),

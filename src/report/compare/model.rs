@@ -27,6 +27,9 @@ pub struct Comparison {
     /// Each run's start state (`[target] device`), when any run had one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub start_states: Vec<super::start_state::RunStartState>,
+    /// Each run's write cliff (its first `cliff = true` phase), when any run had one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cliffs: Vec<super::cliff::RunCliff>,
     /// Per profile, the runs' sweep points side by side (empty when no run has sweeps).
     pub sweeps: Vec<SweepComparison>,
     /// The runs' load-curve SLO figures ranked, or why not (absent when no run has a curve).
