@@ -135,6 +135,8 @@ fn a_fullness_run_has_one_row_per_level_and_compare_warns_of_the_different_start
             level
         );
     }
+    let html = std::fs::read_to_string(out.join("fullness.html")).unwrap();
+    assert!(html.contains("Fullness: p99 per level"), "{html}");
     let md = std::fs::read_to_string(out.join("fullness.md")).unwrap();
     assert!(
         md.contains("| 25 % | 128 |") && md.contains("| 50 % | 256 |"),

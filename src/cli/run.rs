@@ -45,7 +45,7 @@ pub struct Args {
     /// Run the whole scenario once per fill level of its `[target] device`, in percent of the
     /// device, e.g. --fullness 25,50,75,90 (in place of the scenario's target.fill or
     /// target.fullness): one run directory per level under --out and a table of the levels
-    /// (fullness.md, fullness.json) beside them.
+    /// (fullness.md, fullness.html, fullness.json) beside them.
     #[arg(long, value_name = "PCT,PCT...", value_delimiter = ',')]
     pub fullness: Option<Vec<f64>>,
 }

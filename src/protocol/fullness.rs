@@ -41,6 +41,7 @@ impl FullnessError {
 /// The table's files in the fullness run's directory.
 pub const FULLNESS_JSON: &str = "fullness.json";
 pub const FULLNESS_MD: &str = "fullness.md";
+pub const FULLNESS_HTML: &str = "fullness.html";
 
 /// The sub-directory of one level's run.
 pub fn level_dir(level_pct: f64) -> String {
@@ -89,7 +90,9 @@ pub async fn run(plan: Plan, options: impl Fn() -> RunOptions) -> Result<Outcome
 fn write_table(out: &Path, table: &FullnessReport) -> Result<(), OutputError> {
     crate::report::write_json(&out.join(FULLNESS_JSON), table)?;
     let md = crate::report::start_state::fullness_markdown(table);
-    crate::report::write_atomic(&PathBuf::from(out).join(FULLNESS_MD), md.as_bytes())
+    crate::report::write_atomic(&PathBuf::from(out).join(FULLNESS_MD), md.as_bytes())?;
+    let html = crate::report::start_state::fullness_html(table);
+    crate::report::write_atomic(&PathBuf::from(out).join(FULLNESS_HTML), html.as_bytes())
 }
 
 /// Interrupted over failed over complete.

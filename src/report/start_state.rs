@@ -46,6 +46,48 @@ pub fn fullness_markdown(f: &FullnessReport) -> String {
     s
 }
 
+/// fullness.html: the same table, then TPS and p99 against the fill level (levels whose run
+/// measured nothing are left out of the charts).
+pub fn fullness_html(f: &FullnessReport) -> String {
+    use super::svg::{Chart, Series, escape, render};
+    let mut s = String::from(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>drivebench fullness</title><style>",
+    );
+    s.push_str(super::html::STYLE);
+    let _ = write!(
+        s,
+        "</style></head><body><h1>drivebench fullness: {}</h1><p>Device {}: purged, a \
+         filesystem made without discard and filled to each level before the load; one run per \
+         level.</p>",
+        escape(&f.scenario),
+        escape(&f.device)
+    );
+    super::table::html(&mut s, &fullness_table(f));
+    let chart =
+        |title: &str, y: &str, value: fn(&crate::results::fullness::FullnessRow) -> Option<f64>| {
+            Chart {
+                title: title.into(),
+                x_label: "fill level, % of the device".into(),
+                y_label: y.into(),
+                series: vec![Series {
+                    name: y.into(),
+                    points: (f.levels.iter())
+                        .filter_map(|r| Some((r.level_pct, value(r)?)))
+                        .collect(),
+                    dashed: false,
+                }],
+                dots: true,
+                ..Chart::default()
+            }
+        };
+    s.push_str(&render(&chart("Fullness: TPS per level", "TPS", |r| r.tps)));
+    s.push_str(&render(&chart("Fullness: p99 per level", "p99 ms", |r| {
+        r.p99_ms
+    })));
+    s.push_str("</body></html>");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +120,9 @@ mod tests {
             md.contains("| 50 % | - | - | - | drive | fill-50pct |"),
             "{md}"
         );
+        let html = fullness_html(&f);
+        assert!(html.contains("Fullness: TPS per level"), "{html}");
+        assert!(html.contains("fill-25pct"), "{html}");
+        assert_eq!(html.matches("<svg").count(), 2, "{html}");
     }
 }
