@@ -210,21 +210,28 @@ fn p99_holds_its_early_level_while_the_drive_keeps_up() {
     );
 }
 
+/// `drivebench run file extra --out out`, which must exit 2: its stderr.
+fn refused(file: &Path, extra: &[&str], out: &Path) -> String {
+    let run = bin()
+        .arg("run")
+        .arg(file)
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    let err = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    err
+}
+
 #[test]
 fn a_cliff_phase_without_telemetry_is_refused_before_anything_starts() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("target");
     let file = dir.path().join("cliff.toml");
     std::fs::write(&file, scenario(&target, PHASE_TICKS)).unwrap();
-    let out = bin()
-        .arg("run")
-        .arg(&file)
-        .args(["--no-telemetry", "--out"])
-        .arg(dir.path().join("run"))
-        .output()
-        .unwrap();
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = refused(&file, &["--no-telemetry"], &dir.path().join("run"));
     assert!(
         err.contains("phase[0].cliff: needs the drive's write counters"),
         "{err}"
@@ -248,15 +255,7 @@ fn a_cliff_phase_on_a_target_with_no_block_device_is_refused_by_preflight() {
     let target = tempfile::tempdir_in(shm).unwrap();
     let file = dir.path().join("cliff.toml");
     std::fs::write(&file, scenario(&target.path().join("t"), PHASE_TICKS)).unwrap();
-    let out = bin()
-        .arg("run")
-        .arg(&file)
-        .arg("--out")
-        .arg(dir.path().join("run"))
-        .output()
-        .unwrap();
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = refused(&file, &[], &dir.path().join("run"));
     assert!(
         err.contains("write cliff: the target") && err.contains("has no block device"),
         "{err}"

@@ -16,29 +16,35 @@ const GIB: f64 = (1u64 << 30) as f64;
 pub struct RunCliff {
     pub label: String,
     /// The run's first cliff phase with its rounds and judgement; absent when it had none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cliff: Option<PhaseCliffReport>,
+    #[serde(flatten)]
+    pub cliff: Option<NamedCliff>,
+}
+
+/// A cliff phase by name.
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedCliff {
+    pub phase: String,
+    pub cliff: PhaseCliffReport,
 }
 
 /// Every run's write cliff, or nothing when no run had a cliff phase.
 pub fn build(labelled: &[(String, &RunReport)]) -> Vec<RunCliff> {
     let first = |r: &RunReport| {
-        (r.phases.iter()).find_map(|p| p.cliff.as_ref().map(|c| (p.name.clone(), c.clone())))
+        (r.phases.iter()).find_map(|p| {
+            p.cliff.as_ref().map(|c| NamedCliff {
+                phase: p.name.clone(),
+                cliff: c.clone(),
+            })
+        })
     };
     if labelled.iter().all(|(_, r)| first(r).is_none()) {
         return Vec::new();
     }
     labelled
         .iter()
-        .map(|(label, r)| {
-            let (phase, cliff) = first(r).unzip();
-            RunCliff {
-                label: label.clone(),
-                phase,
-                cliff,
-            }
+        .map(|(label, r)| RunCliff {
+            label: label.clone(),
+            cliff: first(r),
         })
         .collect()
 }
@@ -69,8 +75,8 @@ pub fn table(cliffs: &[RunCliff]) -> Option<Table> {
         Column::left("judgement"),
     ]);
     for c in cliffs {
-        let row = match (&c.phase, &c.cliff) {
-            (Some(phase), Some(cliff)) => {
+        let row = match &c.cliff {
+            Some(NamedCliff { phase, cliff }) => {
                 vec![
                     c.label.clone(),
                     phase.clone(),
@@ -78,7 +84,7 @@ pub fn table(cliffs: &[RunCliff]) -> Option<Table> {
                     cliff.line(),
                 ]
             }
-            _ => vec![
+            None => vec![
                 c.label.clone(),
                 "-".into(),
                 "-".into(),
@@ -125,8 +131,10 @@ mod tests {
     fn run(label: &str, c: Option<PhaseCliffReport>) -> RunCliff {
         RunCliff {
             label: label.into(),
-            phase: c.as_ref().map(|_| "cliff".to_string()),
-            cliff: c,
+            cliff: c.map(|cliff| NamedCliff {
+                phase: "cliff".into(),
+                cliff,
+            }),
         }
     }
 
