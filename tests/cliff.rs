@@ -202,11 +202,50 @@ fn p99_holds_its_early_level_while_the_drive_keeps_up() {
     let Some(drive) = drive() else {
         return;
     };
-    let cliff = run_cliff(&drive, HELD_TICKS, None).cliff();
+    let run = run_cliff(&drive, HELD_TICKS, None);
+    let cliff = run.cliff();
     assert_eq!(cliff["judgement"]["state"], "held", "{cliff:#}");
     assert_eq!(
         cliff["judgement"]["rounds"].as_u64(),
         Some(HELD_TICKS as u64 / 2)
+    );
+    merge_keeps_each_hosts_cliff(&run, &cliff);
+}
+
+/// The run merged with a copy of itself (two "hosts"): each host keeps its own cliff, the
+/// merged phase has none of its own, and summary.md shows each host's.
+fn merge_keeps_each_hosts_cliff(run: &CliffRun, cliff: &serde_json::Value) {
+    let copy = run.run_dir.with_file_name("run-b");
+    let cp = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(&run.run_dir)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    let out = run.run_dir.with_file_name("merged");
+    let merged = bin()
+        .arg("merge")
+        .args([&run.run_dir, &copy])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{}", text(&merged.stderr));
+    let m = read_json(&out.join("result.json"));
+    let hosts = m["merge"]["phases"][0]["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 2, "{m:#}");
+    assert!(hosts.iter().all(|h| &h["cliff"] == cliff), "{m:#}");
+    assert!(m["phases"][0].get("cliff").is_none(), "{m:#}");
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("Write cliff of cliff on run-b: p99 held"),
+        "{summary}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("Write cliff of cliff on run-b"),
+        "report.html"
     );
 }
 

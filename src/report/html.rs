@@ -57,6 +57,9 @@ pub fn page(r: &RunReport) -> String {
     if r.phases.is_empty() && r.plan.database.is_some() {
         s.push_str("<p>No phase was measured.</p>");
     }
+    if let Some(m) = &r.merge {
+        host_cliffs_html(&mut s, m);
+    }
     if let Some(sec) = super::health::section(r) {
         super::table::section_html(&mut s, &sec, 2);
     }
@@ -297,5 +300,21 @@ fn loads_and_warnings(s: &mut String, r: &RunReport) {
             let _ = write!(s, "<li class=\"warn\">warning: {}</li>", escape(w));
         }
         s.push_str("</ul>");
+    }
+}
+
+/// A merged run's write cliffs, one per host and cliff phase (each host's drive has its own).
+fn host_cliffs_html(s: &mut String, m: &crate::results::merge::MergeReport) {
+    for p in &m.phases {
+        for h in &p.hosts {
+            let Some(c) = &h.cliff else { continue };
+            let _ = write!(
+                s,
+                "<h2>Write cliff of {} on {}</h2>",
+                escape(&p.phase),
+                escape(&h.label)
+            );
+            super::cliff::html(s, c);
+        }
     }
 }

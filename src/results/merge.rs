@@ -67,6 +67,10 @@ pub struct HostPhase {
     /// Its drive's health over the phase (each host has its own drive), when read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health: Option<crate::results::health::PhaseHealth>,
+    /// Its write cliff over the phase (each host's drive has its own), when the phase is a
+    /// cliff phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cliff: Option<crate::results::cliff::PhaseCliffReport>,
 }
 
-pub const RULES: &str = "TPS and TPC-C tpmC/NOPM: the hosts' figures summed; latency: percentiles of the hosts' histograms merged; counts summed; series rows moved onto the earliest host's clock and rounded to the report interval; engine I/O: per host as measured, in total rates summed and ratios weighted by transactions; drive health per host, never combined; load curves and sweeps are kept per host.";
+pub const RULES: &str = "TPS and TPC-C tpmC/NOPM: the hosts' figures summed; latency: percentiles of the hosts' histograms merged; counts summed; series rows moved onto the earliest host's clock and rounded to the report interval; engine I/O: per host as measured, in total rates summed and ratios weighted by transactions; drive health and write cliffs per host, never combined; load curves and sweeps are kept per host.";

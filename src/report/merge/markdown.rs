@@ -55,6 +55,22 @@ pub fn markdown(s: &mut String, m: &MergeReport) {
         }
         crate::report::table::markdown(s, &t);
         engine_io(s, p);
+        cliffs(s, p);
+    }
+}
+
+/// A cliff phase's write cliff per host: each host's drive has its own.
+fn cliffs(s: &mut String, p: &crate::results::merge::MergedPhase) {
+    for h in &p.hosts {
+        let Some(c) = &h.cliff else { continue };
+        let _ = writeln!(
+            s,
+            "\nWrite cliff of {} on {}: {}\n",
+            p.phase,
+            h.label,
+            c.line()
+        );
+        crate::report::table::markdown(s, &crate::report::cliff::rounds_table(c));
     }
 }
 

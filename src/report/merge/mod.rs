@@ -331,6 +331,7 @@ fn host_row(h: &HostRun, p: &PhaseReport) -> HostPhase {
         nopm: p.figures().nopm(),
         engine_io: p.engine_io.as_ref().and_then(|e| e.total.clone()),
         health: p.health.clone(),
+        cliff: p.cliff.clone(),
     }
 }
 
