@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::common::loopfs::{LoopDev, LoopFs, or_skip, sh};
-use crate::common::{read_json, run, text};
+use crate::common::{compare_two, read_json, run, text};
 
 const MIB: u64 = 1 << 20;
 
@@ -143,20 +143,7 @@ fn a_fullness_run_has_one_row_per_level_and_compare_warns_of_the_different_start
         "{md}"
     );
     let (a, b) = (out.join("fill-25pct"), out.join("fill-50pct"));
-    let compared = run(&[
-        "compare",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--out",
-        work.path().join("cmp").to_str().unwrap(),
-    ]);
-    let shown = text(&compared.stdout);
-    assert_eq!(
-        compared.status.code(),
-        Some(0),
-        "{}",
-        text(&compared.stderr)
-    );
+    let shown = compare_two(&a, &b, &work.path().join("cmp"));
     assert!(
         shown.contains("the runs started from different drive states"),
         "{shown}"

@@ -47,6 +47,7 @@ mod start_state;
 mod steady;
 mod sweep_cli;
 mod sweep_device;
+mod sweep_fullness;
 mod sweep_interrupt;
 mod sweep_scenario;
 mod telemetry;

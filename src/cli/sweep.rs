@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 use super::{CliError, EXIT_INTERRUPTED};
 use crate::protocol::entry::{self, EntryError, SweepOptions, SweepRefused};
-use crate::scenario::sweep::{DEFAULT_FILE, SweepSection, resolve};
+use crate::protocol::start_state::RawStart;
+use crate::scenario::start_state::{Purge, check_levels};
+use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, resolve};
 use drivebench_core::config::{Invalid, KeyPath};
 use drivebench_system::io::{Arrivals, EngineChoice, PROFILES};
 
@@ -94,6 +96,20 @@ pub struct Args {
     /// not mounted, not swap, no holders, and exclusively openable.
     #[arg(long)]
     pub destroy_data: bool,
+    /// Purge a block device target before sweeping (with --destroy-data): "discard" (every
+    /// block, BLKDISCARD: the drive holds no data) or "none" [default: none; discard with
+    /// --fullness]. Refused with a profile that reads and no --fill passes: the drive would
+    /// answer reads of discarded blocks without its media.
+    #[arg(long, value_name = "HOW", value_parser = ["discard", "none"])]
+    pub purge: Option<String>,
+    /// Sweep a block device (with --destroy-data) once per fill level, in percent of the
+    /// device, e.g. --fullness 25,50,75,90: before each level the device is purged (--purge)
+    /// and its first share written once with incompressible data, and the sweep touches only
+    /// that part. One run directory per level under --out (fill-<level>pct) and a table of the
+    /// levels (fullness.md, fullness.html, fullness.json) beside them. Not with --region or
+    /// --fill.
+    #[arg(long, value_name = "PCT,PCT...", value_delimiter = ',')]
+    pub fullness: Option<Vec<f64>>,
     /// Keep the file this sweep creates (removed at the end otherwise, as a [[sweep]] in a
     /// scenario removes its own), filled, for later sweeps with --fill 0; `drivebench clean`
     /// lists and removes kept files.
@@ -231,18 +247,100 @@ fn settle_target(a: &Args, mut s: SweepSection) -> Result<SweepSection, CliError
     Ok(s)
 }
 
+/// What a device is brought to before it is swept, from --purge and --fullness.
+enum Start {
+    AsFound,
+    Purged(Purge),
+    Levels { purge: Purge, levels: Vec<f64> },
+}
+
+/// --purge and --fullness checked against the target and the other flags.
+fn start(a: &Args, s: &SweepSection, sweep: &PlanSweep) -> Result<Start, CliError> {
+    let invalid = |m: String| Err(CliError::Invalid(m));
+    let purge = a.purge.as_deref().map(|p| match p {
+        "discard" => Purge::Discard,
+        _ => Purge::None,
+    });
+    let flag = match (&a.fullness, purge) {
+        (None, None) => return Ok(Start::AsFound),
+        (Some(_), _) => "--fullness",
+        (None, Some(_)) => "--purge",
+    };
+    if s.device.is_none() {
+        return invalid(format!(
+            "{flag}: only for a block device target (--target /dev/... --destroy-data)"
+        ));
+    }
+    let Some(levels) = &a.fullness else {
+        return purged(purge.unwrap_or(Purge::None), sweep);
+    };
+    for (set, other) in [
+        (a.region.is_some(), "--region"),
+        (a.fill.is_some(), "--fill"),
+    ] {
+        if set {
+            return invalid(format!(
+                "--fullness: not with {other}: each level writes and sweeps the device's first share"
+            ));
+        }
+    }
+    let levels = check_levels(levels).map_err(|e| CliError::Invalid(format!("--fullness: {e}")))?;
+    Ok(Start::Levels {
+        purge: purge.unwrap_or(Purge::Discard),
+        levels,
+    })
+}
+
+/// `--purge` alone: refused when a profile would read discarded blocks.
+fn purged(purge: Purge, sweep: &PlanSweep) -> Result<Start, CliError> {
+    let reader = sweep.profiles.iter().find(|p| p.read_pct > 0);
+    match (purge, reader) {
+        (Purge::Discard, Some(p)) if sweep.fill_passes == 0 => Err(CliError::Invalid(format!(
+            "--purge discard: profile {} reads, and the drive answers reads of discarded \
+             blocks without its media; add --fill 1 (a write pass after the purge) or use \
+             --fullness",
+            p.name
+        ))),
+        _ => Ok(Start::Purged(purge)),
+    }
+}
+
 pub async fn sweep(args: Args) -> Result<i32, CliError> {
     let section = section(&args)?;
     let sweep = resolve(&section, &KeyPath::root(), 1.0)
         .map_err(|e| CliError::Invalid(format!("{}: {}", flag_of(&e), e.message)))?;
-    let options = SweepOptions {
+    let start = start(&args, &section, &sweep)?;
+    let options = |raw: Option<RawStart>| SweepOptions {
         out: args.out.clone(),
         quiet: args.quiet,
         keep_file: args.keep_file,
         abort_exit: EXIT_INTERRUPTED,
         log_to: super::logging::set_log_file,
+        start: raw,
     };
-    match entry::sweep(sweep, options).await {
+    let ran = match start {
+        Start::AsFound => entry::sweep(sweep, options(None)).await,
+        Start::Purged(purge) => {
+            let raw = RawStart {
+                purge,
+                fill_pct: None,
+            };
+            entry::sweep(sweep, options(Some(raw))).await
+        }
+        Start::Levels { purge, levels } => {
+            let device = section.device.clone().unwrap_or_default();
+            return crate::protocol::fullness::sweep(sweep, device, &levels, purge, || {
+                options(None)
+            })
+            .await
+            .map(super::run::exit_code)
+            .map_err(|e| match e.is_invalid() {
+                true => CliError::Invalid(e.to_string()),
+                false => CliError::Failed(e.to_string()),
+            });
+        }
+    };
+    match ran {
         Ok(outcome) => Ok(super::run::exit_code(outcome)),
         Err(EntryError::Sweep(SweepRefused::Unwritten(e))) => {
             Err(CliError::Invalid(format!("--target {e}")))

@@ -157,10 +157,7 @@ async fn started(
     };
     let target = Path::new(&plan.target_path);
     let reached = super::start_state::reach(state, target, plan.seed, ctx.cancel).await;
-    let reached = reached.map_err(|e| match e {
-        super::start_state::StartStateError::Interrupted => super::Ending::Interrupted,
-        e => failed(&e),
-    })?;
+    let reached = reached.map_err(unreached)?;
     ctx.console
         .line(&format!("start state: {}", reached.report.line()));
     ctx.report.start_state = Some(reached.report);
@@ -263,6 +260,9 @@ pub struct SweepOptions {
     pub abort_exit: i32,
     /// Where the log goes once the run directory has its log file.
     pub log_to: fn(File),
+    /// A block device's state reached before it is swept (`--purge`, a fullness level);
+    /// None sweeps it as found.
+    pub start: Option<super::start_state::RawStart>,
 }
 
 /// Why an ad-hoc sweep was refused before anything was written.
@@ -321,11 +321,39 @@ pub async fn sweep(sweep: PlanSweep, o: SweepOptions) -> Result<Outcome, EntryEr
         }
     };
     let seed = run.report.plan.seed;
-    let ending = sweeps::run_one(seed, &sweep, target, &mut run.ctx()).await;
+    let ending = match o.start {
+        Some(start) => match raw_start(target, start, seed, &mut run.ctx()).await {
+            Ok(target) => sweeps::run_one(seed, &sweep, target, &mut run.ctx()).await,
+            Err(ending) => ending,
+        },
+        None => sweeps::run_one(seed, &sweep, target, &mut run.ctx()).await,
+    };
     if created {
         leave_or_remove(&path, o.keep_file, &run.console);
     }
     run.finish(ending, !o.quiet).map_err(EntryError::Finish)
+}
+
+/// How a run ends whose device did not reach its start state.
+fn unreached(e: super::start_state::StartStateError) -> super::Ending {
+    match e {
+        super::start_state::StartStateError::Interrupted => super::Ending::Interrupted,
+        e => super::Ending::failed(super::Stage::Setup, super::Reason(e.to_string())),
+    }
+}
+
+/// The sweep's device brought to `start` and recorded in the run's result; the target back.
+async fn raw_start(
+    target: DirectTarget,
+    start: super::start_state::RawStart,
+    seed: u64,
+    ctx: &mut super::RunCtx<'_>,
+) -> Result<DirectTarget, super::Ending> {
+    let reached = super::start_state::reach_raw(target, start, seed, ctx.cancel).await;
+    let (target, report) = reached.map_err(unreached)?;
+    ctx.console.line(&format!("start state: {}", report.line()));
+    ctx.report.start_state = Some(report);
+    Ok(target)
 }
 
 fn sweep_target_info(path: &Path, device: Option<DeviceIdentity>, is_device: bool) -> TargetInfo {

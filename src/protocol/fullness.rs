@@ -1,17 +1,22 @@
 //! A fullness run: the whole scenario once per fill level of `[target] fullness`, each level
 //! reaching its start state again (purge, filesystem, fill to that level) and running into a
-//! sub-directory of its own (`fill-<level>pct/`); after every level the table of the levels so
-//! far (fullness.json, fullness.md) is written beside them. A level refused before anything
-//! started ends the run with its error; a level interrupted ends it with the levels so far.
+//! sub-directory of its own (`fill-<level>pct/`); or an ad-hoc sweep of a raw device once per
+//! level of `sweep --fullness` (purged, its first share written, that part swept). After
+//! every level the table of the levels so far (fullness.json, fullness.md, fullness.html) is
+//! written beside them. A level refused before anything started ends the run with its error;
+//! a level interrupted ends it with the levels so far.
 
 use std::path::{Path, PathBuf};
 
-use super::entry::{self, EntryError, RunOptions};
+use super::entry::{self, EntryError, RunOptions, SweepOptions};
 use super::lifecycle::{self, Outcome};
+use super::start_state::{RawStart, StartStateRefused};
 use crate::report::OutputError;
 use crate::results::ReadError;
 use crate::results::fullness::{FullnessReport, FullnessRow};
 use crate::scenario::Plan;
+use crate::scenario::start_state::Purge;
+use crate::scenario::sweep::PlanSweep;
 
 /// Why a fullness run stopped before its table was complete.
 #[derive(Debug, thiserror::Error)]
@@ -55,29 +60,83 @@ pub async fn run(plan: Plan, options: impl Fn() -> RunOptions) -> Result<Outcome
     let out = options()
         .out
         .unwrap_or_else(|| lifecycle::default_out(&plan.name));
-    let mut table = FullnessReport {
+    let table = FullnessReport {
         scenario: plan.name.clone(),
         device: state.device.clone(),
         levels: Vec::new(),
     };
-    let mut worst = Outcome::Complete;
-    for (i, &level) in state.levels_pct().iter().enumerate() {
+    let one = async |i: usize, level: f64, dir: PathBuf| {
         let mut level_plan = plan.clone();
         level_plan.start_state = Some(state.at_level(level));
-        let dir = level_dir(level);
         let mut o = options();
-        o.out = Some(out.join(&dir));
+        o.out = Some(dir);
         if i > 0 {
             o.start_at = None;
         }
+        entry::run_plan(level_plan, o).await
+    };
+    each_level(&out, table, state.levels_pct(), one).await
+}
+
+/// Sweep a raw device once per level in `levels`: each level purged as `purge` says, its
+/// first share written and only that part swept. `options` is asked for each level's options
+/// (its `out` replaced by the level's directory, its `start` by the level's state).
+pub async fn sweep(
+    sweep: PlanSweep,
+    device: String,
+    levels: &[f64],
+    purge: Purge,
+    options: impl Fn() -> SweepOptions,
+) -> Result<Outcome, FullnessError> {
+    let out = options()
+        .out
+        .unwrap_or_else(|| lifecycle::default_out("sweep"));
+    let table = FullnessReport {
+        scenario: "sweep".into(),
+        device: device.clone(),
+        levels: Vec::new(),
+    };
+    let one = async |_: usize, level: f64, dir: PathBuf| {
+        // The previous level's descriptor can hold the device a moment after its close.
+        let claimed = super::start_state::claim(&device);
+        drop(claimed.map_err(|e| EntryError::from(StartStateRefused::from(e)))?);
+        let start = RawStart {
+            purge,
+            fill_pct: Some(level),
+        };
+        let level_sweep = PlanSweep {
+            region: start.region(),
+            fill_passes: 0,
+            ..sweep.clone()
+        };
+        let mut o = options();
+        o.out = Some(dir);
+        o.start = Some(start);
+        entry::sweep(level_sweep, o).await
+    };
+    each_level(&out, table, levels, one).await
+}
+
+/// Each level run by `one` (its index, level and directory) into `out`'s sub-directory, its
+/// row added to `table` and the table rewritten after it; stopped after an interrupted level.
+/// The worst outcome of the levels'.
+async fn each_level(
+    out: &Path,
+    mut table: FullnessReport,
+    levels: &[f64],
+    mut one: impl AsyncFnMut(usize, f64, PathBuf) -> Result<Outcome, EntryError>,
+) -> Result<Outcome, FullnessError> {
+    let mut worst = Outcome::Complete;
+    for (i, &level) in levels.iter().enumerate() {
+        let dir = level_dir(level);
         crate::console::stderr_line(&format!(
             "fullness: level {level} % -> {}",
             out.join(&dir).display()
         ));
-        let outcome = entry::run_plan(level_plan, o).await?;
+        let outcome = one(i, level, out.join(&dir)).await?;
         let result = crate::results::read_result(&out.join(&dir).join("result.json"))?;
         table.levels.push(FullnessRow::of(level, dir, &result));
-        write_table(&out, &table)?;
+        write_table(out, &table)?;
         worst = worse(worst, outcome);
         if outcome == Outcome::Interrupted {
             break;

@@ -16,6 +16,34 @@ pub struct StartStateReport {
     /// Its capacity, bytes.
     pub device_bytes: u64,
     pub purge: PurgeReport,
+    /// What is on the device: a filesystem made for the run, or nothing (a sweep's raw device).
+    #[serde(flatten)]
+    pub layout: Layout,
+    /// The fill written before the load; absent without `fill`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill: Option<FillReport>,
+}
+
+/// What the run put on the device before the load.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum Layout {
+    /// A filesystem made without discard, mounted on the run's target directory.
+    Filesystem(FilesystemReport),
+    /// No filesystem: an ad-hoc sweep on the raw device (`"layout": "raw"`).
+    Raw { layout: RawLayout },
+}
+
+/// The one value of `layout` on a raw device.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RawLayout {
+    Raw,
+}
+
+/// The filesystem made on the device and its mount.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct FilesystemReport {
     pub filesystem: Filesystem,
     /// The mkfs command line that made it (never with discard).
     pub mkfs: String,
@@ -23,9 +51,28 @@ pub struct StartStateReport {
     pub mount_point: String,
     /// The mount's options as /proc/self/mountinfo showed them (never "discard").
     pub mount_options: Vec<String>,
-    /// The fill written before the load; absent without `fill`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fill: Option<FillReport>,
+}
+
+impl Layout {
+    /// "ext4 mounted rw,relatime", or "no filesystem (raw device)".
+    fn text(&self) -> String {
+        match self {
+            Layout::Filesystem(f) => format!(
+                "{} mounted {}",
+                f.filesystem.as_str(),
+                f.mount_options.join(",")
+            ),
+            Layout::Raw { .. } => "no filesystem (raw device)".to_owned(),
+        }
+    }
+
+    /// The filesystem made, None on a raw device.
+    pub fn filesystem(&self) -> Option<Filesystem> {
+        match self {
+            Layout::Filesystem(f) => Some(f.filesystem),
+            Layout::Raw { .. } => None,
+        }
+    }
 }
 
 /// How the device was purged.
@@ -38,10 +85,11 @@ pub enum PurgeReport {
     None,
 }
 
-/// The fill file written on the new filesystem: incompressible data, fsynced.
+/// The fill written before the load, incompressible data: a file on the new filesystem,
+/// fsynced, or on a raw device its first `bytes`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct FillReport {
-    /// Its path on the filesystem.
+    /// Its path on the filesystem; on a raw device, the device.
     pub file: String,
     /// The share of the device asked for, %.
     pub share_pct: f64,
@@ -49,6 +97,23 @@ pub struct FillReport {
     pub seconds: f64,
     /// Write rate, 10^6 bytes per second.
     pub mb_s: f64,
+}
+
+impl FillReport {
+    /// The record of a fill of `share_pct` % written into `file`.
+    pub fn of(
+        file: String,
+        share_pct: f64,
+        done: &drivebench_system::io::fill::FillResult,
+    ) -> Self {
+        FillReport {
+            file,
+            share_pct,
+            bytes: done.bytes,
+            seconds: done.seconds,
+            mb_s: done.mb_s,
+        }
+    }
 }
 
 impl StartStateReport {
@@ -69,20 +134,52 @@ impl StartStateReport {
             None => "no fill".to_owned(),
         };
         format!(
-            "{} ({}): {purge}, {} mounted {}, {fill}",
+            "{} ({}): {purge}, {}, {fill}",
             self.device,
             format_bytes(self.device_bytes),
-            self.filesystem.as_str(),
-            self.mount_options.join(",")
+            self.layout.text()
         )
     }
 
     /// What two runs must share to have started from the same state: the purge, the
-    /// filesystem and the fill's share.
+    /// filesystem (or none) and the fill's share.
     pub fn same_start(&self, other: &StartStateReport) -> bool {
         let share = |s: &StartStateReport| s.fill.as_ref().map(|f| f.share_pct);
         std::mem::discriminant(&self.purge) == std::mem::discriminant(&other.purge)
-            && self.filesystem == other.filesystem
+            && self.layout.filesystem() == other.layout.filesystem()
             && share(self) == share(other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filesystem_and_a_raw_device_read_back_as_written() {
+        let fs = serde_json::json!({
+            "device": "/dev/loop3", "device_bytes": 1024, "purge": {"method": "none"},
+            "filesystem": "ext4", "mkfs": "mkfs.ext4 -E nodiscard /dev/loop3",
+            "mount_point": "/mnt", "mount_options": ["rw"]
+        });
+        let read: StartStateReport = serde_json::from_value(fs.clone()).unwrap();
+        assert_eq!(read.layout.filesystem(), Some(Filesystem::Ext4));
+        assert_eq!(serde_json::to_value(&read).unwrap(), fs);
+        let raw = serde_json::json!({
+            "device": "/dev/loop3", "device_bytes": 1024, "purge": {"method": "none"},
+            "layout": "raw"
+        });
+        let read: StartStateReport = serde_json::from_value(raw.clone()).unwrap();
+        assert_eq!(read.layout.filesystem(), None);
+        assert_eq!(serde_json::to_value(&read).unwrap(), raw);
+        assert!(
+            read.line().contains("no filesystem (raw device)"),
+            "{}",
+            read.line()
+        );
+        let neither = serde_json::json!({
+            "device": "/dev/loop3", "device_bytes": 1024, "purge": {"method": "none"}
+        });
+        assert!(serde_json::from_value::<StartStateReport>(neither).is_err());
     }
 }

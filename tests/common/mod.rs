@@ -34,6 +34,24 @@ pub fn run(args: &[&str]) -> Output {
         .expect("run drivebench")
 }
 
+/// `drivebench compare A B --out OUT`, checked to exit 0: its stdout.
+pub fn compare_two(a: &Path, b: &Path, out: &Path) -> String {
+    let compared = run(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        compared.status.code(),
+        Some(0),
+        "{}",
+        text(&compared.stderr)
+    );
+    text(&compared.stdout)
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }

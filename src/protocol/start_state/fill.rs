@@ -39,13 +39,7 @@ pub fn write(
         ..FillSpec::new(Region::WHOLE)
     };
     let done = fill(&target, &spec, stop, |_| {})?;
-    Ok(FillReport {
-        file: path.display().to_string(),
-        share_pct,
-        bytes: done.bytes,
-        seconds: done.seconds,
-        mb_s: done.mb_s,
-    })
+    Ok(FillReport::of(path.display().to_string(), share_pct, &done))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! [`check`] refuses what can be known before anything is touched.
 
 mod fill;
+mod raw;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,7 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::results::start_state::{FillReport, PurgeReport, StartStateReport};
+use crate::results::start_state::{
+    FilesystemReport, FillReport, Layout, PurgeReport, StartStateReport,
+};
 use crate::scenario::Plan;
 use crate::scenario::start_state::{Fill, Purge, StartState};
 use drivebench_core::config::units::format_bytes;
@@ -21,6 +24,7 @@ use drivebench_system::target::device_state::{self, DeviceStateError, Mounted};
 use drivebench_system::target::guard::{ClaimedDevice, GuardError, claim_block_device};
 
 pub use fill::FILL_FILE;
+pub use raw::{RawStart, reach_raw};
 
 /// A start state refused before anything is touched (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -91,13 +95,13 @@ pub fn check(plan: &Plan) -> Result<(), StartStateRefused> {
     }
 }
 
-/// How long a device found busy is tried again: the previous level's filesystem can hold it
-/// for a moment after its unmount returned.
+/// How long a device found busy is tried again: the previous level's filesystem (or sweep)
+/// can hold it for a moment after its unmount (or close) returned.
 const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The device claimed through the guard (confirmed by `destroy_data` at resolution), tried
 /// again while only its exclusive open fails.
-fn claim(device: &str) -> Result<ClaimedDevice, GuardError> {
+pub(super) fn claim(device: &str) -> Result<ClaimedDevice, GuardError> {
     let started = std::time::Instant::now();
     loop {
         match claim_block_device(Path::new(device), true) {
@@ -123,6 +127,16 @@ pub async fn reach(
     seed: u64,
     cancel: &CancellationToken,
 ) -> Result<Reached, StartStateError> {
+    let (stop, watcher) = stop_flag(cancel);
+    let (state, target) = (state.clone(), target.to_path_buf());
+    let work = tokio::task::spawn_blocking(move || reach_blocking(&state, &target, seed, &stop));
+    let reached = work.await.unwrap_or(Err(StartStateError::Interrupted));
+    watcher.abort();
+    reached
+}
+
+/// A flag set when `cancel` fires, for work on a blocking thread; abort the task when done.
+fn stop_flag(cancel: &CancellationToken) -> (Arc<AtomicBool>, tokio::task::JoinHandle<()>) {
     let stop = Arc::new(AtomicBool::new(false));
     let watcher = {
         let (stop, cancel) = (stop.clone(), cancel.clone());
@@ -131,11 +145,7 @@ pub async fn reach(
             stop.store(true, Ordering::Relaxed);
         })
     };
-    let (state, target) = (state.clone(), target.to_path_buf());
-    let work = tokio::task::spawn_blocking(move || reach_blocking(&state, &target, seed, &stop));
-    let reached = work.await.unwrap_or(Err(StartStateError::Interrupted));
-    watcher.abort();
-    reached
+    (stop, watcher)
 }
 
 fn reach_blocking(
@@ -174,10 +184,12 @@ fn reach_blocking(
         device: device.display().to_string(),
         device_bytes,
         purge,
-        filesystem: state.filesystem,
-        mkfs,
-        mount_point: mount_point.display().to_string(),
-        mount_options: mounted.options.clone(),
+        layout: Layout::Filesystem(FilesystemReport {
+            filesystem: state.filesystem,
+            mkfs,
+            mount_point: mount_point.display().to_string(),
+            mount_options: mounted.options.clone(),
+        }),
         fill,
     };
     Ok(Reached { mounted, report })

@@ -66,7 +66,8 @@ fn short(state: &Option<StartStateReport>) -> String {
         .fill
         .as_ref()
         .map_or("no fill".to_owned(), |f| format!("fill {} %", f.share_pct));
-    format!("{purge}, {}, {fill}", s.filesystem.as_str())
+    let layout = s.layout.filesystem().map_or("raw device", |f| f.as_str());
+    format!("{purge}, {layout}, {fill}")
 }
 
 /// The table of the runs' start states.
@@ -88,7 +89,9 @@ pub fn table(states: &[RunStartState]) -> Option<Table> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::start_state::{FillReport, PurgeReport};
+    use crate::results::start_state::{
+        FilesystemReport, FillReport, Layout, PurgeReport, RawLayout,
+    };
     use crate::scenario::start_state::Filesystem;
 
     fn state(label: &str, share: Option<f64>) -> RunStartState {
@@ -101,10 +104,12 @@ mod tests {
                     bytes_discarded: 512 << 20,
                     seconds: 0.1,
                 },
-                filesystem: Filesystem::Ext4,
-                mkfs: "mkfs.ext4 -F -q -m 0 -E nodiscard /dev/loop9".into(),
-                mount_point: "/mnt".into(),
-                mount_options: vec!["rw".into(), "relatime".into()],
+                layout: Layout::Filesystem(FilesystemReport {
+                    filesystem: Filesystem::Ext4,
+                    mkfs: "mkfs.ext4 -F -q -m 0 -E nodiscard /dev/loop9".into(),
+                    mount_point: "/mnt".into(),
+                    mount_options: vec!["rw".into(), "relatime".into()],
+                }),
                 fill: Some(FillReport {
                     file: "/mnt/drivebench-fill".into(),
                     share_pct,
@@ -118,7 +123,13 @@ mod tests {
 
     #[test]
     fn runs_warn_only_when_their_start_states_differ() {
-        let cases: [(&[RunStartState], Option<&str>); 3] = [
+        let mut raw = state("r", Some(25.0));
+        if let Some(s) = raw.start_state.as_mut() {
+            s.layout = Layout::Raw {
+                layout: RawLayout::Raw,
+            };
+        }
+        let cases: [(&[RunStartState], Option<&str>); 4] = [
             (&[state("a", Some(50.0)), state("b", Some(50.0))], None),
             (
                 &[state("a", Some(25.0)), state("b", Some(50.0))],
@@ -127,6 +138,10 @@ mod tests {
             (
                 &[state("a", Some(25.0)), state("b", None)],
                 Some("b: unknown (no target.device)"),
+            ),
+            (
+                &[state("a", Some(25.0)), raw],
+                Some("r: discarded, raw device, fill 25 %"),
             ),
         ];
         for (states, expected) in cases {
