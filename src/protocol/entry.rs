@@ -159,6 +159,10 @@ async fn started(
     let reached = super::start_state::reach(state, target, plan.seed, ctx.cancel).await;
     let reached = reached.map_err(|e| match e {
         super::start_state::StartStateError::Interrupted => super::Ending::Interrupted,
+        e if e.stopped_a_sanitize_wait() => {
+            crate::console::closing_line(&e.to_string());
+            super::Ending::Interrupted
+        }
         e => failed(&e),
     })?;
     ctx.console
