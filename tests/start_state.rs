@@ -392,14 +392,17 @@ fn a_purge_by_the_drive_is_refused_on_a_loop_device_before_anything_is_touched()
             "--set",
             &purge_key,
         ];
-        let out = run(&args);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{purge}: {err}");
         let expected = format!(
             "target.purge: \"{purge}\" needs an NVMe namespace; {} is a loop device",
             dev.dev
         );
-        assert!(err.contains(&expected), "{purge}: {err}");
+        // `plan` refuses it from sysfs, `run` at preflight with the device claimed.
+        let planned = [&["plan", "scenarios/quickstart.toml"][..], &args[4..]].concat();
+        for out in [run(&planned), run(&args)] {
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{purge}: {err}");
+            assert!(err.contains(&expected), "{purge}: {err}");
+        }
         assert!(
             !work.path().join(purge).exists(),
             "{purge}: a run directory"

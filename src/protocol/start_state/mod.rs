@@ -21,7 +21,7 @@ use drivebench_core::config::units::format_bytes;
 use drivebench_system::io::IoError;
 use drivebench_system::target::device_state::{self, DeviceStateError, Mounted};
 use drivebench_system::target::guard::{ClaimedDevice, GuardError, claim_block_device};
-use drivebench_system::target::nvme::namespace::{self, NvmePurge, NvmeRefused};
+use drivebench_system::target::nvme::namespace::{self, Namespace, NvmePurge, NvmeRefused};
 use drivebench_system::target::nvme::send::{self, NvmeError};
 
 pub use fill::FILL_FILE;
@@ -93,11 +93,10 @@ pub fn check(plan: &Plan) -> Result<(), StartStateRefused> {
         return Ok(());
     };
     let claimed = claim(&state.device)?;
-    if let Some(purge) = by_the_drive(state.purge) {
-        let ns = namespace::check(&claimed.path, purge)?;
-        if purge == NvmePurge::Sanitize {
-            send::sanitize_action(&ns).map_err(StartStateRefused::NoSanitize)?;
-        }
+    if let Some(ns) = check_purge(&claimed.path, state.purge)?
+        && state.purge == Purge::Sanitize
+    {
+        send::sanitize_action(&ns).map_err(StartStateRefused::NoSanitize)?;
     }
     drop(claimed);
     let target = Path::new(&plan.target_path);
@@ -203,6 +202,15 @@ fn reach_blocking(
         fill,
     };
     Ok(Reached { mounted, report })
+}
+
+/// For a purge by the drive, the NVMe namespace `device` (canonical) is, or the refusal sysfs
+/// alone gives (not an NVMe namespace, a partition, a controller with other namespaces);
+/// `None` for the other purges. Reads sysfs only: `drivebench plan` asks it too.
+pub fn check_purge(device: &Path, purge: Purge) -> Result<Option<Namespace>, NvmeRefused> {
+    by_the_drive(purge)
+        .map(|by| namespace::check(device, by))
+        .transpose()
 }
 
 /// The purge a drive does itself, for the purges that are one.

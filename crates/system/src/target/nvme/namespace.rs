@@ -68,6 +68,8 @@ pub enum NvmeRefused {
         device: PathBuf,
         what: String,
     },
+    #[error("{device}: sysfs gives namespace id {nsid}, which names no single namespace")]
+    BadNsid { device: PathBuf, nsid: u64 },
     #[error(
         "\"sanitize\" erases every namespace of the controller, and {device}'s has {count}: {}; use \"format\", which erases one namespace",
         names.join(", ")
@@ -98,7 +100,10 @@ pub fn check(device: &Path, purge: NvmePurge) -> Result<Namespace, NvmeRefused> 
     check_block(&block, device, Path::new("/dev"), purge)
 }
 
-/// [`check`] of the sysfs directory `block` reached as `device`, device nodes under `dev`.
+/// [`check`] of the sysfs directory `block` reached as `device`, device nodes under `dev`. A
+/// sanitize is refused when the controller (or, with native multipath, the subsystem) shows
+/// any namespace besides this one: the only one left is the device the guard claimed, so none
+/// that a sanitize would erase is in use.
 pub fn check_block(
     block: &BlockDevice,
     device: &Path,
@@ -113,23 +118,32 @@ pub fn check_block(
             device,
         });
     }
+    let not_nvme = |what: String| NvmeRefused::NotNvme {
+        purge,
+        device: device.clone(),
+        what,
+    };
     let controller = match interface::of(block, dev) {
         Interface::Nvme { controller } => controller,
-        other => {
-            let what = what_it_is(&other);
-            return Err(NvmeRefused::NotNvme {
-                purge,
-                device,
-                what,
-            });
+        Interface::Ata { .. } => return Err(not_nvme("an ATA disk".into())),
+        Interface::NvmeWithoutController { namespace } => {
+            return Err(not_nvme(format!(
+                "NVMe namespace {namespace}, but sysfs shows no controller for it"
+            )));
         }
+        Interface::Other { kind } => return Err(not_nvme(format!("a {kind}"))),
     };
     let nsid = block.number("nsid").map_err(|source| NvmeRefused::Sysfs {
         purge,
         device: device.clone(),
         source,
     })?;
-    let nsid = u32::try_from(nsid).unwrap_or(u32::MAX);
+    // 0 names no namespace and 0xFFFFFFFF every one: a Format NVM sent with it would erase
+    // them all.
+    let nsid = match u32::try_from(nsid) {
+        Ok(id) if id != 0 && id != u32::MAX => id,
+        _ => return Err(NvmeRefused::BadNsid { device, nsid }),
+    };
     if purge == NvmePurge::Sanitize {
         let names = sibling_namespaces(block);
         if names.len() > 1 {
@@ -145,18 +159,6 @@ pub fn check_block(
         controller,
         nsid,
     })
-}
-
-/// What a disk that is no NVMe namespace is, after "is": "a loop device".
-fn what_it_is(interface: &Interface) -> String {
-    match interface {
-        Interface::Nvme { controller } => format!("NVMe, on {}", controller.display()),
-        Interface::Ata { .. } => "an ATA disk".into(),
-        Interface::NvmeWithoutController { namespace } => {
-            format!("NVMe namespace {namespace}, but sysfs shows no controller for it")
-        }
-        Interface::Other { kind } => format!("a {kind}"),
-    }
 }
 
 /// The namespaces beside `block` under its controller (or, with native multipath, its
@@ -267,6 +269,11 @@ mod tests {
             e.to_string(),
             "\"sanitize\" needs an NVMe namespace; /dev/loop3 is a loop device"
         );
+        for bad in ["0", "4294967295", "4294967296"] {
+            fs::write(ctrl.join("nvme0n1/nsid"), bad).unwrap();
+            let e = at(ctrl.join("nvme0n1"), NvmePurge::Format).unwrap_err();
+            assert!(matches!(e, NvmeRefused::BadNsid { .. }), "{bad}: {e}");
+        }
         fs::remove_file(ctrl.join("nvme0n1/nsid")).unwrap();
         let e = at(ctrl.join("nvme0n1"), NvmePurge::Format).unwrap_err();
         assert!(matches!(e, NvmeRefused::Sysfs { .. }), "{e}");
