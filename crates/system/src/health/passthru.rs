@@ -119,6 +119,10 @@ pub fn log_page(path: &Path, log_id: u8) -> Result<Box<Page>, PassthruError> {
 /// Send `command` to the controller at `path` (`/dev/nvme0`) with `data` as its data buffer
 /// (empty for a command without data): the controller reads it or writes into it, as the
 /// opcode says. Gives the completion's result dword.
+///
+/// Get Log Page is the only command known to have gone through here to a real drive; the
+/// others (`target::nvme`'s Identify, Format NVM and Sanitize) are tested for their bytes
+/// and for the kernel's refusal only, as no NVMe drive was at hand.
 pub fn admin(path: &Path, command: &AdminCommand, data: &mut [u8]) -> Result<u32, PassthruError> {
     let file = std::fs::File::open(path).map_err(|source| PassthruError::Open {
         path: path.to_path_buf(),
@@ -200,6 +204,26 @@ mod tests {
     fn a_character_device_that_is_not_nvme_refuses_it() {
         let e = log_page(Path::new("/dev/null"), 0x02).unwrap_err();
         assert!(matches!(e, PassthruError::Refused { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_command_without_data_is_refused_by_a_device_that_is_not_nvme() {
+        let command = AdminCommand {
+            opcode: 0x80,
+            nsid: 1,
+            cdw10: 0x200,
+            cdw11: 0,
+            timeout_ms: TIMEOUT_MS,
+        };
+        match admin(Path::new("/dev/null"), &command, &mut []) {
+            Err(PassthruError::Refused {
+                opcode: 0x80,
+                cdw10: 0x200,
+                source,
+                ..
+            }) => assert_eq!(source.raw_os_error(), Some(libc::ENOTTY), "{source}"),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
     }
 
     #[test]
