@@ -1,10 +1,9 @@
 //! A plan's known starting state reached before the load: the device claimed through the
 //! destructive-write guard, purged (discard, or by an NVMe drive itself: Format NVM of the
 //! namespace, Sanitize of its controller with its progress shown), a filesystem made on it
-//! without discard,
-//! mounted on the target directory (a [`Mounted`] guard that unmounts on drop; an abort
-//! detaches it), then filled. The engines' data directories are then on that filesystem.
-//! [`check`] refuses what can be known before anything is touched.
+//! without discard, mounted on the target directory (a [`Mounted`] guard that unmounts on
+//! drop; an abort detaches it), then filled. The engines' data directories are then on that
+//! filesystem. [`check`] refuses what can be known before anything is touched.
 
 mod fill;
 
