@@ -99,7 +99,11 @@ fn loop_fs(mib: u64) -> Option<LoopFs> {
 fn the_admin_passthrough_is_refused_by_a_loop_device() {
     let Some(fs) = loop_fs(16) else { return };
     match passthru::log_page(Path::new(&fs.dev), 0x02) {
-        Err(PassthruError::Refused { log_id: 2, .. }) => {}
+        Err(PassthruError::Refused {
+            opcode: 0x02,
+            cdw10: 0x007F_0002,
+            ..
+        }) => {}
         other => panic!("{}: expected the kernel's refusal, got {other:?}", fs.dev),
     }
     match sgio::smart_data(Path::new(&fs.dev)) {

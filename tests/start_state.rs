@@ -2,8 +2,10 @@
 //! discard and mounted without it, filled to a share of its capacity before a small SQLite
 //! run; the fill still on the device afterwards and the mount gone. A fullness run gives one
 //! row per level, compare warns about runs that started from different states, an interrupted
-//! run leaves nothing mounted, and a mounted device is refused before anything is touched. Without root, loop devices, losetup or
-//! mkfs.ext4 each test prints one `skipped:` line, and fails under CI=true.
+//! run leaves nothing mounted, and a mounted device, or an NVMe purge (`format`, `sanitize`) of
+//! a device that is not an NVMe namespace, is refused before anything is touched. Without
+//! root, loop devices, losetup or mkfs.ext4 each test prints one `skipped:` line, and fails
+//! under CI=true.
 
 use std::path::Path;
 
@@ -332,4 +334,68 @@ fn a_target_path_that_is_a_mount_point_is_refused() {
         0,
         "nothing was written to the device"
     );
+}
+
+#[test]
+fn a_purge_by_the_drive_is_refused_on_a_loop_device_before_anything_is_touched() {
+    let Some(dev) = loop_dev(64) else { return };
+    let first = |dev: &LoopDev| {
+        use std::io::Read;
+        let mut bytes = vec![0u8; 4 * MIB as usize];
+        let mut file = std::fs::File::open(&dev.dev).unwrap();
+        file.read_exact(&mut bytes).unwrap();
+        bytes
+    };
+    sh(&[
+        "dd",
+        "if=/dev/urandom",
+        &format!("of={}", dev.dev),
+        "bs=1M",
+        "count=4",
+        "oflag=direct",
+    ])
+    .unwrap();
+    let (before, allocated) = (first(&dev), dev.allocated_bytes());
+    let work = tempfile::tempdir().unwrap();
+    let mnt = work.path().join("mnt");
+    for purge in ["format", "sanitize"] {
+        let out_dir = work.path().join(purge);
+        let (device, path) = (
+            format!("target.device={}", dev.dev),
+            format!("target.path={}", mnt.display()),
+        );
+        let purge_key = format!("target.purge={purge}");
+        let args = [
+            "run",
+            "scenarios/quickstart.toml",
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--set",
+            &device,
+            "--set",
+            "target.destroy_data=true",
+            "--set",
+            &path,
+            "--set",
+            &purge_key,
+        ];
+        let expected = format!(
+            "target.purge: \"{purge}\" needs an NVMe namespace; {} is a loop device",
+            dev.dev
+        );
+        // `plan` refuses it from sysfs, `run` at preflight with the device claimed.
+        let planned = [&["plan", "scenarios/quickstart.toml"][..], &args[4..]].concat();
+        for out in [run(&planned), run(&args)] {
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{purge}: {err}");
+            assert!(err.contains(&expected), "{purge}: {err}");
+        }
+        assert!(
+            !work.path().join(purge).exists(),
+            "{purge}: a run directory"
+        );
+    }
+    assert_eq!(first(&dev), before, "the device's data was touched");
+    assert_eq!(dev.allocated_bytes(), allocated);
+    assert!(!mnt.exists(), "the mount point was made");
 }

@@ -122,7 +122,7 @@ fn a_fullness_sweep_fills_and_sweeps_each_level_of_the_raw_device() {
 fn bad_purge_and_fullness_flags_are_refused_before_the_device_is_touched() {
     let Some(dev) = marked_device() else { return };
     let work = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["--fullness", "0,50"],
             "--fullness: level 0%: must be above 0 %",
@@ -144,6 +144,7 @@ fn bad_purge_and_fullness_flags_are_refused_before_the_device_is_touched() {
             &["--purge", "discard"],
             "--purge discard: profile 4k-random-read-128 reads",
         ),
+        (&["--purge", "format", "--fill", "1"], "is a loop device"),
     ];
     for (i, (extra, expected)) in cases.into_iter().enumerate() {
         let out = work.path().join(format!("run{i}"));

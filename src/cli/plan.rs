@@ -23,6 +23,15 @@ pub struct Args {
 
 pub async fn plan(args: Args) -> Result<i32, CliError> {
     let plan = args.scenario.resolve()?;
+    if let Some(state) = &plan.start_state {
+        // A purge by the drive that sysfs shows cannot be done, refused as `run` refuses it.
+        let device =
+            std::fs::canonicalize(&state.device).unwrap_or_else(|_| (&state.device).into());
+        crate::protocol::start_state::check_purge(&device, state.purge).map_err(|e| {
+            let refused = crate::protocol::start_state::StartStateRefused::from(e);
+            CliError::Invalid(format!("{}: {refused}", args.scenario.scenario.display()))
+        })?;
+    }
     if args.json {
         let text =
             serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))?;

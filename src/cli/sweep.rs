@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use super::{CliError, EXIT_INTERRUPTED};
 use crate::protocol::entry::{self, EntryError, SweepOptions, SweepRefused};
-use crate::protocol::start_state::RawStart;
+use crate::protocol::start_state::{RawStart, check_purge};
 use crate::scenario::start_state::{Purge, check_levels};
 use crate::scenario::sweep::{DEFAULT_FILE, PlanSweep, SweepSection, resolve};
 use drivebench_core::config::{Invalid, KeyPath};
@@ -97,10 +97,12 @@ pub struct Args {
     #[arg(long)]
     pub destroy_data: bool,
     /// Purge a block device target before sweeping (with --destroy-data): "discard" (every
-    /// block, BLKDISCARD: the drive holds no data) or "none" [default: none; discard with
-    /// --fullness]. Refused with a profile that reads and no --fill passes: the drive would
-    /// answer reads of discarded blocks without its media.
-    #[arg(long, value_name = "HOW", value_parser = ["discard", "none"])]
+    /// block, BLKDISCARD: the drive holds no data), "format" (NVMe Format NVM, user data
+    /// erase, of the namespace), "sanitize" (NVMe Sanitize of the whole controller, which
+    /// must have no other namespace) or "none" [default: none; discard with --fullness].
+    /// Refused with a profile that reads and no --fill passes (the drive would answer reads
+    /// of purged blocks without its media), and "format"/"sanitize" off an NVMe namespace.
+    #[arg(long, value_name = "HOW", value_parser = ["discard", "format", "sanitize", "none"])]
     pub purge: Option<String>,
     /// Sweep a block device (with --destroy-data) once per fill level, in percent of the
     /// device, e.g. --fullness 25,50,75,90: before each level the device is purged (--purge)
@@ -259,6 +261,8 @@ fn start(a: &Args, s: &SweepSection, sweep: &PlanSweep) -> Result<Start, CliErro
     let invalid = |m: String| Err(CliError::Invalid(m));
     let purge = a.purge.as_deref().map(|p| match p {
         "discard" => Purge::Discard,
+        "format" => Purge::Format,
+        "sanitize" => Purge::Sanitize,
         _ => Purge::None,
     });
     let flag = match (&a.fullness, purge) {
@@ -270,6 +274,11 @@ fn start(a: &Args, s: &SweepSection, sweep: &PlanSweep) -> Result<Start, CliErro
         return invalid(format!(
             "{flag}: only for a block device target (--target /dev/... --destroy-data)"
         ));
+    }
+    if let (Some(device), Some(purge)) = (&s.device, purge) {
+        check_purge(std::path::Path::new(device), purge).map_err(|e| {
+            CliError::Invalid(format!("--purge {}: {e}", a.purge.as_deref().unwrap_or("")))
+        })?;
     }
     let Some(levels) = &a.fullness else {
         return purged(purge.unwrap_or(Purge::None), sweep);
@@ -295,13 +304,17 @@ fn start(a: &Args, s: &SweepSection, sweep: &PlanSweep) -> Result<Start, CliErro
 fn purged(purge: Purge, sweep: &PlanSweep) -> Result<Start, CliError> {
     let reader = sweep.profiles.iter().find(|p| p.read_pct > 0);
     match (purge, reader) {
-        (Purge::Discard, Some(p)) if sweep.fill_passes == 0 => Err(CliError::Invalid(format!(
-            "--purge discard: profile {} reads, and the drive answers reads of discarded \
-             blocks without its media; add --fill 1 (a write pass after the purge) or use \
-             --fullness",
+        (Purge::None, _) | (_, None) => Ok(Start::Purged(purge)),
+        (_, Some(_)) if sweep.fill_passes > 0 => Ok(Start::Purged(purge)),
+        (_, Some(p)) => Err(CliError::Invalid(format!(
+            "--purge {}: profile {} reads, and the drive answers reads of purged blocks \
+             without its media; add --fill 1 (a write pass after the purge) or use --fullness",
+            serde_json::to_value(purge)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
             p.name
         ))),
-        _ => Ok(Start::Purged(purge)),
     }
 }
 

@@ -338,6 +338,10 @@ pub async fn sweep(sweep: PlanSweep, o: SweepOptions) -> Result<Outcome, EntryEr
 fn unreached(e: super::start_state::StartStateError) -> super::Ending {
     match e {
         super::start_state::StartStateError::Interrupted => super::Ending::Interrupted,
+        e if e.stopped_a_sanitize_wait() => {
+            crate::console::closing_line(&e.to_string());
+            super::Ending::Interrupted
+        }
         e => super::Ending::failed(super::Stage::Setup, super::Reason(e.to_string())),
     }
 }

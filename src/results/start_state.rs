@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::scenario::start_state::Filesystem;
 use drivebench_core::config::units::format_bytes;
+use drivebench_system::target::nvme::command::{SanitizeAction, SecureErase};
 
 /// result.json's `start_state`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -83,6 +84,52 @@ pub enum PurgeReport {
     Discard { bytes_discarded: u64, seconds: f64 },
     /// Not purged.
     None,
+    /// NVMe Format NVM of the namespace: what it erased, the LBA format index it kept, how
+    /// long the drive took.
+    Format {
+        secure_erase: SecureErase,
+        lba_format: u8,
+        seconds: f64,
+    },
+    /// NVMe Sanitize of the controller: the action, how long until the drive finished it.
+    Sanitize {
+        action: SanitizeAction,
+        seconds: f64,
+    },
+}
+
+impl PurgeReport {
+    /// As a run's start-state line says it: "discarded", "NVMe Format NVM (user data erase,
+    /// LBA format 0, 12.5 s)".
+    pub fn line(&self) -> String {
+        match self {
+            PurgeReport::Discard { .. } => "discarded".into(),
+            PurgeReport::None => "not purged".into(),
+            PurgeReport::Format {
+                secure_erase,
+                lba_format,
+                seconds,
+            } => format!(
+                "NVMe Format NVM ({}, LBA format {lba_format}, {seconds:.1} s)",
+                secure_erase.as_str()
+            ),
+            PurgeReport::Sanitize { action, seconds } => {
+                format!("NVMe Sanitize ({}, {seconds:.1} s)", action.as_str())
+            }
+        }
+    }
+
+    /// As compare's short text says it: "discarded", "formatted (user data erase)".
+    pub fn short(&self) -> String {
+        match self {
+            PurgeReport::Discard { .. } => "discarded".into(),
+            PurgeReport::None => "not purged".into(),
+            PurgeReport::Format { secure_erase, .. } => {
+                format!("formatted ({})", secure_erase.as_str())
+            }
+            PurgeReport::Sanitize { action, .. } => format!("sanitized ({})", action.as_str()),
+        }
+    }
 }
 
 /// The fill written before the load, incompressible data: a file on the new filesystem,
@@ -120,10 +167,7 @@ impl StartStateReport {
     /// One line: "/dev/loop3 (512.0 MiB): discarded, ext4 mounted rw,relatime, filled 50 %
     /// (256.0 MiB at 310 MB/s)".
     pub fn line(&self) -> String {
-        let purge = match &self.purge {
-            PurgeReport::Discard { .. } => "discarded",
-            PurgeReport::None => "not purged",
-        };
+        let purge = self.purge.line();
         let fill = match &self.fill {
             Some(f) => format!(
                 "filled {} % ({} at {:.0} MB/s)",
@@ -141,11 +185,12 @@ impl StartStateReport {
         )
     }
 
-    /// What two runs must share to have started from the same state: the purge, the
-    /// filesystem (or none) and the fill's share.
+    /// What two runs must share to have started from the same state: the purge (its method,
+    /// and a format's erase or a sanitize's action), the filesystem (or none) and the fill's
+    /// share.
     pub fn same_start(&self, other: &StartStateReport) -> bool {
         let share = |s: &StartStateReport| s.fill.as_ref().map(|f| f.share_pct);
-        std::mem::discriminant(&self.purge) == std::mem::discriminant(&other.purge)
+        self.purge.short() == other.purge.short()
             && self.layout.filesystem() == other.layout.filesystem()
             && share(self) == share(other)
     }
@@ -181,5 +226,52 @@ mod tests {
             "device": "/dev/loop3", "device_bytes": 1024, "purge": {"method": "none"}
         });
         assert!(serde_json::from_value::<StartStateReport>(neither).is_err());
+    }
+
+    #[test]
+    fn each_purge_is_recorded_by_its_method_and_said_in_a_line() {
+        let cases = [
+            (
+                PurgeReport::Discard {
+                    bytes_discarded: 1 << 20,
+                    seconds: 0.5,
+                },
+                serde_json::json!({"method": "discard", "bytes_discarded": 1 << 20, "seconds": 0.5}),
+                "discarded",
+                "discarded",
+            ),
+            (
+                PurgeReport::None,
+                serde_json::json!({"method": "none"}),
+                "not purged",
+                "not purged",
+            ),
+            (
+                PurgeReport::Format {
+                    secure_erase: SecureErase::UserData,
+                    lba_format: 1,
+                    seconds: 12.25,
+                },
+                serde_json::json!({"method": "format", "secure_erase": "user_data", "lba_format": 1, "seconds": 12.25}),
+                "NVMe Format NVM (user data erase, LBA format 1, 12.2 s)",
+                "formatted (user data erase)",
+            ),
+            (
+                PurgeReport::Sanitize {
+                    action: SanitizeAction::CryptoErase,
+                    seconds: 3.0,
+                },
+                serde_json::json!({"method": "sanitize", "action": "crypto_erase", "seconds": 3.0}),
+                "NVMe Sanitize (crypto erase, 3.0 s)",
+                "sanitized (crypto erase)",
+            ),
+        ];
+        for (purge, json, line, short) in cases {
+            assert_eq!(serde_json::to_value(&purge).unwrap(), json);
+            let back: PurgeReport = serde_json::from_value(json).unwrap();
+            assert_eq!(back, purge);
+            assert_eq!(purge.line(), line);
+            assert_eq!(purge.short(), short);
+        }
     }
 }

@@ -51,8 +51,9 @@ pub struct TargetSection {
     pub device: Option<String>,
     /// Confirms that `device`'s data is destroyed (purge, mkfs). Default false.
     pub destroy_data: Option<bool>,
-    /// How `device` is purged first: "discard" (every block, BLKDISCARD; default) or "none";
-    /// "format" and "sanitize" (NVMe) are refused: not built.
+    /// How `device` is purged first: "discard" (every block, BLKDISCARD; default), "none",
+    /// or, for an NVMe namespace only, "format" (NVMe Format NVM with a user data erase) or
+    /// "sanitize" (NVMe Sanitize of the whole controller, which must have no other namespace).
     pub purge: Option<PurgeSection>,
     /// The filesystem made on `device` without discard: "ext4" (default) or "xfs".
     pub filesystem: Option<drivebench_system::target::device_state::Filesystem>,
@@ -72,9 +73,11 @@ pub enum PurgeSection {
     Discard,
     /// Leave the blocks as they are.
     None,
-    /// NVMe Format NVM: not built, refused.
+    /// NVMe Format NVM of the namespace with a user data erase (Secure Erase Settings 001b),
+    /// keeping its LBA format and protection settings. An NVMe namespace only.
     Format,
-    /// NVMe Sanitize: not built, refused.
+    /// NVMe Sanitize of the whole controller: block erase, else crypto erase, waited for.
+    /// An NVMe namespace only, the controller's only one.
     Sanitize,
 }
 

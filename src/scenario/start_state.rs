@@ -29,6 +29,10 @@ pub enum Purge {
     Discard,
     /// Nothing: the blocks keep what earlier runs wrote.
     None,
+    /// NVMe Format NVM of the namespace with a user data erase, its LBA format kept.
+    Format,
+    /// NVMe Sanitize of the whole controller (block erase, else crypto erase).
+    Sanitize,
 }
 
 /// What is written on the new filesystem before the load.
@@ -58,6 +62,8 @@ impl StartState {
         let purge = match self.purge {
             Purge::Discard => "discard",
             Purge::None => "no purge",
+            Purge::Format => "NVMe Format NVM with a user data erase",
+            Purge::Sanitize => "NVMe Sanitize of the controller (block erase, else crypto erase)",
         };
         let fill = match &self.fill {
             Fill::None => "no fill".to_owned(),
@@ -94,15 +100,8 @@ pub fn resolve(t: &TargetSection, target: &KeyPath) -> Result<Option<StartState>
     let purge = match t.purge.unwrap_or(PurgeSection::Discard) {
         PurgeSection::Discard => Purge::Discard,
         PurgeSection::None => Purge::None,
-        refused @ (PurgeSection::Format | PurgeSection::Sanitize) => {
-            let name = serde_json::to_value(refused).unwrap_or_default();
-            return Err(Invalid::new(
-                target.key("purge"),
-                format!(
-                    "{name} is not built (NVMe Format and Sanitize are not supported); use \"discard\" or \"none\""
-                ),
-            ));
-        }
+        PurgeSection::Format => Purge::Format,
+        PurgeSection::Sanitize => Purge::Sanitize,
     };
     if t.destroy_data != Some(true) {
         return Err(Invalid::new(
@@ -314,12 +313,15 @@ mod tests {
             .map_err(text)
             .unwrap_err();
         assert!(e.contains("target.fill: needs target.device"), "{e}");
-        let mut format = section(None, None);
-        format.purge = Some(PurgeSection::Format);
-        let e = resolve(&format, &root)
-            .map(|_| ())
-            .map_err(text)
-            .unwrap_err();
-        assert!(e.contains("\"format\" is not built"), "{e}");
+        for (written, purge) in [
+            (PurgeSection::Format, Purge::Format),
+            (PurgeSection::Sanitize, Purge::Sanitize),
+        ] {
+            let mut nvme = section(None, None);
+            nvme.purge = Some(written);
+            let state = resolve(&nvme, &root).unwrap().expect("a start state");
+            assert_eq!(state.purge, purge);
+            assert!(state.describe().contains("NVMe"), "{}", state.describe());
+        }
     }
 }

@@ -16,7 +16,8 @@
 //!   whole disk, members, attributes), which the two modules below read devices through.
 //! - [`target`]: the drive under test: identity, filesystem, free space, the destructive-write
 //!   guard for block devices, the markers on what drivebench leaves there, and a whole
-//!   device's known starting state (discard, a filesystem made without discard, its mount).
+//!   device's known starting state (discard, or an NVMe Format NVM or Sanitize sent through
+//!   `health`'s admin passthrough; a filesystem made without discard, its mount).
 //! - [`telemetry`]: device counters at the physical members under the target, host CPU, page
 //!   cache, pressure and named processes, sampled at instants, turned into interval and phase
 //!   figures, and the bottleneck verdict.

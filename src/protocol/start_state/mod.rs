@@ -1,8 +1,9 @@
 //! A plan's known starting state reached before the load: the device claimed through the
-//! destructive-write guard, purged (discard), a filesystem made on it without discard,
-//! mounted on the target directory (a [`Mounted`] guard that unmounts on drop; an abort
-//! detaches it), then filled. The engines' data directories are then on that filesystem.
-//! [`check`] refuses what can be known before anything is touched.
+//! destructive-write guard, purged (discard, or by an NVMe drive itself: Format NVM of the
+//! namespace, Sanitize of its controller with its progress shown), a filesystem made on it
+//! without discard, mounted on the target directory (a [`Mounted`] guard that unmounts on
+//! drop; an abort detaches it), then filled. The engines' data directories are then on that
+//! filesystem. [`check`] refuses what can be known before anything is touched.
 
 mod fill;
 mod raw;
@@ -22,6 +23,8 @@ use drivebench_core::config::units::format_bytes;
 use drivebench_system::io::IoError;
 use drivebench_system::target::device_state::{self, DeviceStateError, Mounted};
 use drivebench_system::target::guard::{ClaimedDevice, GuardError, claim_block_device};
+use drivebench_system::target::nvme::namespace::{self, Namespace, NvmePurge, NvmeRefused};
+use drivebench_system::target::nvme::send::{self, NvmeError};
 
 pub use fill::FILL_FILE;
 pub use raw::{RawStart, reach_raw};
@@ -31,6 +34,10 @@ pub use raw::{RawStart, reach_raw};
 pub enum StartStateRefused {
     #[error("target.device: {0}")]
     Device(#[from] GuardError),
+    #[error("target.purge: {0}")]
+    NotPurgeable(#[from] NvmeRefused),
+    #[error("target.purge: \"sanitize\": {0}")]
+    NoSanitize(#[source] NvmeError),
     #[error("target.path {path}: {why}; the device's filesystem is mounted there")]
     MountPoint { path: String, why: String },
 }
@@ -42,6 +49,10 @@ pub enum StartStateError {
     Device(#[from] GuardError),
     #[error(transparent)]
     State(#[from] DeviceStateError),
+    #[error("target.purge: {0}")]
+    NotPurgeable(#[from] NvmeRefused),
+    #[error("target.purge: {0}")]
+    Nvme(#[from] NvmeError),
     #[error("{path}: cannot create the mount point: {source}")]
     MountPoint {
         path: String,
@@ -66,14 +77,31 @@ pub enum StartStateError {
     Interrupted,
 }
 
+impl StartStateError {
+    /// The stop signal ended the wait for a sanitize the drive goes on with by itself.
+    pub fn stopped_a_sanitize_wait(&self) -> bool {
+        matches!(
+            self,
+            StartStateError::Nvme(NvmeError::SanitizeWaitStopped { .. })
+        )
+    }
+}
+
 /// Refuse, touching nothing, a plan whose device is not a block device, is in use (mounted,
-/// swap, held) or cannot be opened exclusively, or whose target directory holds anything or
-/// is itself a mount point.
+/// swap, held) or cannot be opened exclusively, whose purge by the drive does not fit it (not
+/// an NVMe namespace; for a sanitize, a controller with other namespaces or without a block or
+/// crypto erase), or whose target directory holds anything or is itself a mount point.
 pub fn check(plan: &Plan) -> Result<(), StartStateRefused> {
     let Some(state) = &plan.start_state else {
         return Ok(());
     };
-    drop(claim(&state.device)?);
+    let claimed = claim(&state.device)?;
+    if let Some(ns) = check_purge(&claimed.path, state.purge)?
+        && state.purge == Purge::Sanitize
+    {
+        send::sanitize_action(&ns).map_err(StartStateRefused::NoSanitize)?;
+    }
+    drop(claimed);
     let target = Path::new(&plan.target_path);
     let refuse = |why: String| StartStateRefused::MountPoint {
         path: plan.target_path.clone(),
@@ -155,17 +183,9 @@ fn reach_blocking(
     stop: &AtomicBool,
 ) -> Result<Reached, StartStateError> {
     let claimed = claim(&state.device)?;
+    let purge = purge(&claimed, state.purge, stop)?;
+    // After the purge: a drive's own purge has the kernel read the device again.
     let device_bytes = device_state::device_bytes(&claimed)?;
-    let purge = match state.purge {
-        Purge::Discard => {
-            let done = device_state::discard_all(&claimed)?;
-            PurgeReport::Discard {
-                bytes_discarded: done.bytes,
-                seconds: done.seconds,
-            }
-        }
-        Purge::None => PurgeReport::None,
-    };
     let device: PathBuf = claimed.path.clone();
     // The exclusive descriptor is let go for mkfs, which opens the device exclusively too.
     drop(claimed);
@@ -193,6 +213,71 @@ fn reach_blocking(
         fill,
     };
     Ok(Reached { mounted, report })
+}
+
+/// For a purge by the drive, the NVMe namespace `device` (canonical) is, or the refusal sysfs
+/// alone gives (not an NVMe namespace, a partition, a controller with other namespaces);
+/// `None` for the other purges. Reads sysfs only: `drivebench plan` asks it too.
+pub fn check_purge(device: &Path, purge: Purge) -> Result<Option<Namespace>, NvmeRefused> {
+    by_the_drive(purge)
+        .map(|by| namespace::check(device, by))
+        .transpose()
+}
+
+/// The purge a drive does itself, for the purges that are one.
+fn by_the_drive(purge: Purge) -> Option<NvmePurge> {
+    match purge {
+        Purge::Format => Some(NvmePurge::Format),
+        Purge::Sanitize => Some(NvmePurge::Sanitize),
+        Purge::Discard | Purge::None => None,
+    }
+}
+
+/// Purge the claimed device as `purge` says; a sanitize's wait (not the sanitize itself)
+/// stopped when `stop` is set, its progress shown on stderr at each whole percent.
+pub(super) fn purge(
+    claimed: &ClaimedDevice,
+    purge: Purge,
+    stop: &AtomicBool,
+) -> Result<PurgeReport, StartStateError> {
+    let report = match purge {
+        Purge::Discard => {
+            let done = device_state::discard_all(claimed)?;
+            PurgeReport::Discard {
+                bytes_discarded: done.bytes,
+                seconds: done.seconds,
+            }
+        }
+        Purge::None => PurgeReport::None,
+        Purge::Format => {
+            let ns = namespace::check(&claimed.path, NvmePurge::Format)?;
+            let done = send::format(claimed, &ns)?;
+            PurgeReport::Format {
+                secure_erase: done.secure_erase,
+                lba_format: done.lba_format,
+                seconds: done.seconds,
+            }
+        }
+        Purge::Sanitize => {
+            let ns = namespace::check(&claimed.path, NvmePurge::Sanitize)?;
+            let mut shown = None;
+            let mut progress = |share: f64| {
+                let pct = (share * 100.0).floor() as u32;
+                if shown.replace(pct) != Some(pct) {
+                    crate::console::stderr_line(&format!(
+                        "sanitize of {}: {pct} %",
+                        ns.controller.display()
+                    ));
+                }
+            };
+            let done = send::sanitize(claimed, &ns, stop, &mut progress)?;
+            PurgeReport::Sanitize {
+                action: done.action,
+                seconds: done.seconds,
+            }
+        }
+    };
+    Ok(report)
 }
 
 /// A fill of `share` % of a device of `device_bytes` on the filesystem mounted at

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio_util::sync::CancellationToken;
 
 use super::{StartStateError, stop_flag};
-use crate::results::start_state::{FillReport, Layout, PurgeReport, RawLayout, StartStateReport};
+use crate::results::start_state::{FillReport, Layout, RawLayout, StartStateReport};
 use crate::scenario::start_state::Purge;
 use drivebench_system::io::fill::{FillSpec, fill};
 use drivebench_system::io::{DirectTarget, Region};
@@ -69,16 +69,7 @@ fn reach_blocking(
         identity: target.device.clone(),
     };
     let device_bytes = device_state::device_bytes(&device)?;
-    let purge = match start.purge {
-        Purge::Discard => {
-            let done = device_state::discard_all(&device)?;
-            PurgeReport::Discard {
-                bytes_discarded: done.bytes,
-                seconds: done.seconds,
-            }
-        }
-        Purge::None => PurgeReport::None,
-    };
+    let purge = super::purge(&device, start.purge, stop)?;
     let fill = match start.fill_pct {
         Some(share_pct) => Some(fill_share(target, start, share_pct, seed, stop)?),
         None => None,

@@ -58,10 +58,7 @@ fn short(state: &Option<StartStateReport>) -> String {
     let Some(s) = state else {
         return "unknown (no target.device)".into();
     };
-    let purge = match s.purge {
-        crate::results::start_state::PurgeReport::Discard { .. } => "discarded",
-        crate::results::start_state::PurgeReport::None => "not purged",
-    };
+    let purge = s.purge.short();
     let fill = s
         .fill
         .as_ref()
@@ -95,15 +92,20 @@ mod tests {
     use crate::scenario::start_state::Filesystem;
 
     fn state(label: &str, share: Option<f64>) -> RunStartState {
+        let discard = PurgeReport::Discard {
+            bytes_discarded: 512 << 20,
+            seconds: 0.1,
+        };
+        purged(label, share, discard)
+    }
+
+    fn purged(label: &str, share: Option<f64>, purge: PurgeReport) -> RunStartState {
         RunStartState {
             label: label.into(),
             start_state: share.map(|share_pct| StartStateReport {
                 device: "/dev/loop9".into(),
                 device_bytes: 512 << 20,
-                purge: PurgeReport::Discard {
-                    bytes_discarded: 512 << 20,
-                    seconds: 0.1,
-                },
+                purge,
                 layout: Layout::Filesystem(FilesystemReport {
                     filesystem: Filesystem::Ext4,
                     mkfs: "mkfs.ext4 -F -q -m 0 -E nodiscard /dev/loop9".into(),
@@ -155,6 +157,22 @@ mod tests {
                 }
             }
         }
+        let (block, crypto) = ("block_erase", "crypto_erase");
+        let sanitized = |label, action| {
+            let purge = serde_json::json!({"method": "sanitize", "action": action, "seconds": 9.0});
+            purged(label, Some(50.0), serde_json::from_value(purge).unwrap())
+        };
+        let got = warning(&[sanitized("a", block), sanitized("b", crypto)]).expect("a warning");
+        assert!(
+            got.contains(
+                "a: sanitized (block erase), ext4, fill 50 %; b: sanitized (crypto erase)"
+            ),
+            "{got}"
+        );
+        assert_eq!(
+            warning(&[sanitized("a", block), sanitized("b", block)]),
+            None
+        );
         let table = table(&[state("a", Some(25.0))]).expect("a table");
         assert_eq!(table.rows.len(), 1);
     }

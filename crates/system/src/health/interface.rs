@@ -14,24 +14,37 @@ pub enum Interface {
     Nvme { controller: PathBuf },
     /// An ATA disk: `device` is its block device node.
     Ata { device: PathBuf },
-    /// No interface with a health log drivebench reads.
-    None { reason: String },
+    /// An NVMe namespace (`namespace`, its kernel name) whose controller sysfs does not show.
+    NvmeWithoutController { namespace: String },
+    /// Another kind of disk, with no health log drivebench reads: what it is ("loop device").
+    Other { kind: String },
+}
+
+impl Interface {
+    /// Why a disk speaking this has no health log drivebench reads; `None` for NVMe and ATA.
+    pub fn no_log_reason(&self) -> Option<String> {
+        match self {
+            Interface::Nvme { .. } | Interface::Ata { .. } => None,
+            Interface::NvmeWithoutController { namespace } => Some(format!(
+                "NVMe namespace {namespace} shows no controller in sysfs"
+            )),
+            Interface::Other { kind } => Some(format!("{kind}: not NVMe or ATA")),
+        }
+    }
 }
 
 /// What `disk` (a whole disk) speaks; device nodes are named under `dev` (normally `/dev`).
 pub fn of(disk: &BlockDevice, dev: &Path) -> Interface {
     let name = disk.name();
-    let none = |what: &str| Interface::None {
-        reason: format!("{what}: not NVMe or ATA"),
+    let none = |what: &str| Interface::Other {
+        kind: what.to_owned(),
     };
     if name.starts_with("nvme") {
         return match controller(disk) {
             Some(c) => Interface::Nvme {
                 controller: dev.join(c),
             },
-            None => Interface::None {
-                reason: format!("NVMe namespace {name} shows no controller in sysfs"),
-            },
+            None => Interface::NvmeWithoutController { namespace: name },
         };
     }
     let driver = disk.driver();
@@ -125,9 +138,7 @@ mod tests {
         disk(r, "mmcblk0", "mmc0", Some("mmcblk"), None);
         let dev = Path::new("/dev");
         let at = |name: &str| of(&BlockDevice::at(r.join("block").join(name)), dev);
-        let none = |reason: &str| Interface::None {
-            reason: reason.into(),
-        };
+        let none = |kind: &str| Interface::Other { kind: kind.into() };
         let cases = [
             (
                 "nvme0n1",
@@ -143,23 +154,36 @@ mod tests {
             ),
             (
                 "nvme2n1",
-                none("NVMe namespace nvme2n1 shows no controller in sysfs"),
+                Interface::NvmeWithoutController {
+                    namespace: "nvme2n1".into(),
+                },
             ),
-            ("vda", none("virtio disk: not NVMe or ATA")),
+            ("vda", none("virtio disk")),
             (
                 "sda",
                 Interface::Ata {
                     device: "/dev/sda".into(),
                 },
             ),
-            ("sdb", none("SCSI disk (vendor QEMU): not NVMe or ATA")),
-            ("loop3", none("loop device: not NVMe or ATA")),
-            ("zram0", none("zram device (RAM): not NVMe or ATA")),
-            ("mmcblk0", none("mmcblk0 (mmcblk): not NVMe or ATA")),
+            ("sdb", none("SCSI disk (vendor QEMU)")),
+            ("loop3", none("loop device")),
+            ("zram0", none("zram device (RAM)")),
+            ("mmcblk0", none("mmcblk0 (mmcblk)")),
         ];
         for (name, want) in cases {
             assert_eq!(at(name), want, "{name}");
         }
+        let reason = |name: &str| at(name).no_log_reason();
+        assert_eq!(reason("nvme0n1"), None);
+        assert_eq!(reason("sda"), None);
+        assert_eq!(
+            reason("loop3").as_deref(),
+            Some("loop device: not NVMe or ATA")
+        );
+        assert_eq!(
+            reason("nvme2n1").as_deref(),
+            Some("NVMe namespace nvme2n1 shows no controller in sysfs")
+        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! Get Log Page through the Linux NVMe admin passthrough ioctl on a controller's character
-//! device. The one `unsafe` call of the health log is here.
+//! NVMe admin commands through the Linux admin passthrough ioctl on a controller's character
+//! device: Get Log Page for the health log here, and any other admin command with its data
+//! buffer ([`admin`]: Identify, Format NVM, Sanitize for a device's start state). The one
+//! `unsafe` call of the passthrough is here.
 //!
 //! The ioctl is `NVME_IOCTL_ADMIN_CMD`, `_IOWR('N', 0x41, struct nvme_admin_cmd)`: the
 //! command block below (72 bytes, the kernel UAPI's layout) goes in, the kernel writes the
-//! completion's result dword back into it and the log page into the buffer it points to. The
+//! completion's result dword back into it and the data into the buffer it points to. The
 //! call returns 0 on success, the NVMe status code (> 0) when the controller refused the
 //! command, and -1 with errno when the kernel did (a device that is not an NVMe controller
 //! answers ENOTTY).
@@ -53,7 +55,7 @@ const _: () = assert!(std::mem::size_of::<AdminCmd>() == CMD_BYTES as usize);
 /// argument's size in bits 16-29, the type 'N' in bits 8-15, the number in bits 0-7.
 const NVME_IOCTL_ADMIN_CMD: u32 = (3 << 30) | (CMD_BYTES << 16) | ((b'N' as u32) << 8) | 0x41;
 
-/// Why a log page could not be read.
+/// Why an admin command (a log page read among them) did not complete.
 #[derive(Debug, thiserror::Error)]
 pub enum PassthruError {
     #[error("cannot open {path}: {source}")]
@@ -62,19 +64,35 @@ pub enum PassthruError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path} refused the NVMe admin command (log {log_id:#04x}): {source}")]
+    #[error("{path} refused the NVMe admin command {opcode:#04x} (cdw10 {cdw10:#x}): {source}")]
     Refused {
         path: PathBuf,
-        log_id: u8,
+        opcode: u8,
+        cdw10: u32,
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}: the controller failed Get Log Page {log_id:#04x} with status {status:#x}")]
+    #[error(
+        "{path}: the controller failed admin command {opcode:#04x} (cdw10 {cdw10:#x}) with status {status:#x}"
+    )]
     Status {
         path: PathBuf,
-        log_id: u8,
+        opcode: u8,
+        cdw10: u32,
         status: i32,
     },
+}
+
+/// One admin command as the passthrough sends it: its opcode, the namespace it names
+/// (`0xFFFF_FFFF` for every one, 0 for none), command dwords 10 and 11, and how long the
+/// controller may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdminCommand {
+    pub opcode: u8,
+    pub nsid: u32,
+    pub cdw10: u32,
+    pub cdw11: u32,
+    pub timeout_ms: u32,
 }
 
 /// Get Log Page's command dword 10: the number of dwords to read less one (bits 16-31), the
@@ -86,25 +104,51 @@ fn cdw10(log_id: u8) -> u32 {
 
 /// Read the 512-byte log page `log_id` of the controller at `path` (`/dev/nvme0`).
 pub fn log_page(path: &Path, log_id: u8) -> Result<Box<Page>, PassthruError> {
+    let mut buf: Box<Page> = Box::new([0u8; PAGE_BYTES]);
+    let command = AdminCommand {
+        opcode: GET_LOG_PAGE,
+        nsid: ALL_NAMESPACES,
+        cdw10: cdw10(log_id),
+        cdw11: 0,
+        timeout_ms: TIMEOUT_MS,
+    };
+    admin(path, &command, &mut buf[..])?;
+    Ok(buf)
+}
+
+/// Send `command` to the controller at `path` (`/dev/nvme0`) with `data` as its data buffer
+/// (empty for a command without data): the controller reads it or writes into it, as the
+/// opcode says. Gives the completion's result dword.
+///
+/// Get Log Page is the only command known to have gone through here to a real drive; the
+/// others (`target::nvme`'s Identify, Format NVM and Sanitize) are tested for their bytes
+/// and for the kernel's refusal only, as no NVMe drive was at hand.
+pub fn admin(path: &Path, command: &AdminCommand, data: &mut [u8]) -> Result<u32, PassthruError> {
     let file = std::fs::File::open(path).map_err(|source| PassthruError::Open {
         path: path.to_path_buf(),
         source,
     })?;
-    let mut buf: Box<Page> = Box::new([0u8; PAGE_BYTES]);
+    let data_len = u32::try_from(data.len()).expect("an admin command's buffer is a few KiB");
     let mut cmd = AdminCmd {
-        opcode: GET_LOG_PAGE,
-        nsid: ALL_NAMESPACES,
-        addr: buf.as_mut_ptr() as u64,
-        data_len: PAGE_BYTES as u32,
-        cdw10: cdw10(log_id),
-        timeout_ms: TIMEOUT_MS,
+        opcode: command.opcode,
+        nsid: command.nsid,
+        addr: if data.is_empty() {
+            0
+        } else {
+            data.as_mut_ptr() as u64
+        },
+        data_len,
+        cdw10: command.cdw10,
+        cdw11: command.cdw11,
+        timeout_ms: command.timeout_ms,
         ..AdminCmd::default()
     };
     // SAFETY: `file` is open for the whole call; `cmd` is a live, exclusively borrowed
-    // `nvme_admin_cmd` of the size the request number encodes; its `addr` points to `buf`,
-    // which is `data_len` bytes long, owned here and not touched until the call returns, so
-    // the kernel writes only inside memory this function owns. On any other device the
-    // kernel rejects the request number without touching either.
+    // `nvme_admin_cmd` of the size the request number encodes; its `addr` points to `data`
+    // (or is null with a zero length), which is `data_len` bytes long, exclusively borrowed
+    // and not touched until the call returns, so the kernel writes only inside memory this
+    // function was lent. On any other device the kernel rejects the request number without
+    // touching either.
     let ret = unsafe {
         libc::ioctl(
             file.as_raw_fd(),
@@ -113,15 +157,17 @@ pub fn log_page(path: &Path, log_id: u8) -> Result<Box<Page>, PassthruError> {
         )
     };
     match ret {
-        0 => Ok(buf),
+        0 => Ok(cmd.result),
         r if r < 0 => Err(PassthruError::Refused {
             path: path.to_path_buf(),
-            log_id,
+            opcode: command.opcode,
+            cdw10: command.cdw10,
             source: std::io::Error::last_os_error(),
         }),
         status => Err(PassthruError::Status {
             path: path.to_path_buf(),
-            log_id,
+            opcode: command.opcode,
+            cdw10: command.cdw10,
             status,
         }),
     }
@@ -143,7 +189,10 @@ mod tests {
         let f = tempfile::NamedTempFile::new().unwrap();
         match log_page(f.path(), 0x02) {
             Err(PassthruError::Refused {
-                log_id: 2, source, ..
+                opcode: GET_LOG_PAGE,
+                cdw10: 0x007F_0002,
+                source,
+                ..
             }) => {
                 assert_eq!(source.raw_os_error(), Some(libc::ENOTTY), "{source}");
             }
@@ -155,6 +204,26 @@ mod tests {
     fn a_character_device_that_is_not_nvme_refuses_it() {
         let e = log_page(Path::new("/dev/null"), 0x02).unwrap_err();
         assert!(matches!(e, PassthruError::Refused { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_command_without_data_is_refused_by_a_device_that_is_not_nvme() {
+        let command = AdminCommand {
+            opcode: 0x80,
+            nsid: 1,
+            cdw10: 0x200,
+            cdw11: 0,
+            timeout_ms: TIMEOUT_MS,
+        };
+        match admin(Path::new("/dev/null"), &command, &mut []) {
+            Err(PassthruError::Refused {
+                opcode: 0x80,
+                cdw10: 0x200,
+                source,
+                ..
+            }) => assert_eq!(source.raw_os_error(), Some(libc::ENOTTY), "{source}"),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
     }
 
     #[test]

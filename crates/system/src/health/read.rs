@@ -70,7 +70,11 @@ pub fn read_with_nodes(disk: &BlockDevice, dev: &Path) -> HealthRead {
     match interface::of(disk, dev) {
         Interface::Nvme { controller } => read_nvme(&controller),
         Interface::Ata { device } => read_ata(&device),
-        Interface::None { reason } => HealthRead::Unavailable { reason },
+        other @ (Interface::NvmeWithoutController { .. } | Interface::Other { .. }) => {
+            HealthRead::Unavailable {
+                reason: other.no_log_reason().unwrap_or_default(),
+            }
+        }
     }
 }
 

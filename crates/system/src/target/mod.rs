@@ -8,12 +8,14 @@
 //! directory and refuses to go on when the data would not fit. [`leftovers`] marks what
 //! drivebench creates on a target and finds it again for `drivebench clean`. [`device_state`]
 //! brings a whole device the run owns to a known start: discarded, a filesystem made without
-//! discard, mounted under a guard.
+//! discard, mounted under a guard. [`nvme`] purges an NVMe namespace by the drive itself
+//! (Format NVM, Sanitize) through the health log's admin passthrough.
 
 pub mod device_state;
 pub mod guard;
 mod identity;
 pub mod leftovers;
+pub mod nvme;
 pub mod space;
 
 use drivebench_core::config::units::format_bytes;
