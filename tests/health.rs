@@ -2,7 +2,8 @@
 //! and OCP specifications' layouts, the NVMe admin passthrough's and the ATA pass-through's
 //! refusal on a real loop device, and
 //! a real SQLite run on a loop device's filesystem, whose every phase records why no log was
-//! read, once on the console and in summary.md.
+//! read, once on the console and in summary.md, and whose series rows have no throttle mark
+//! (series.csv's `drive_throttled` empty).
 
 use std::path::Path;
 
@@ -155,9 +156,30 @@ fn a_run_on_a_loop_device_says_once_that_it_has_no_health_log() {
             p["name"]
         );
     }
+    // No log: never read per interval, so no row has a mark and the column stays empty.
+    let rows: Vec<&serde_json::Value> = (phases.iter())
+        .flat_map(|p| p["series"].as_array().unwrap())
+        .collect();
+    assert!(!rows.is_empty());
+    for row in &rows {
+        let fields = row.as_object().unwrap();
+        assert!(fields.contains_key("late_starts"), "{row}");
+        assert!(!fields.contains_key("drive_throttle"), "{row}");
+    }
+    let csv = std::fs::read_to_string(run_dir.join("series.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = (header.iter().position(|c| *c == "drive_throttled")).expect("the column");
+    let lines: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(lines.len(), rows.len());
+    for l in lines {
+        let cells: Vec<&str> = l.split(',').collect();
+        assert_eq!(cells.len(), header.len(), "{l}");
+        assert_eq!(cells[col], "", "{l}");
+    }
     let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
     let section = summary.split("## Drive health").nth(1).expect(&summary);
     assert!(section.trim_start().starts_with(&line), "{summary}");
+    assert!(!section.contains("intervals of"), "{section}");
     assert_eq!(section.matches(&line).count(), 1, "{summary}");
     let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
     assert!(html.contains("Drive health</h2>") && html.contains(&line));

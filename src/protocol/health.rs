@@ -3,10 +3,16 @@
 //! client's transaction), each phase getting the reading before it, the one after it and what
 //! changed. A target with no readable log says so in one console line and records why in every
 //! phase; nothing fails.
+//!
+//! Where the first reading succeeded the log is also read at every report tick (started as
+//! the tick is taken, awaited just before the interval's rows are written), each interval
+//! marked from the readings at its boundaries; a failed reading leaves its intervals
+//! unmarked. A disk with no log is never read per interval.
 
 use std::path::Path;
 
-use drivebench_system::health::read::read_number;
+use drivebench_system::health::interval::{IntervalMarks, ThrottleMark};
+use drivebench_system::health::read::{HealthLog, read_number};
 use drivebench_system::health::{HealthDelta, HealthRead};
 use drivebench_system::telemetry::{Devices, resolve};
 
@@ -20,6 +26,20 @@ pub struct HealthWatch {
     /// The disk's device number, when the target has one.
     disk: Option<(u32, u32)>,
     last: HealthRead,
+    /// Per-interval readings, when the first reading succeeded.
+    intervals: Option<IntervalWatch>,
+}
+
+/// What the per-interval readings need: the disk and the marks so far.
+struct IntervalWatch {
+    disk: (u32, u32),
+    marks: IntervalMarks,
+}
+
+/// A reading started at a report tick, or none where intervals are not read.
+pub enum IntervalRead {
+    Skipped,
+    Pending(tokio::task::JoinHandle<HealthRead>),
 }
 
 impl HealthWatch {
@@ -37,7 +57,45 @@ impl HealthWatch {
         if let HealthRead::Unavailable { reason } = &last {
             console.line(&unavailable_line(&device, reason));
         }
-        HealthWatch { device, disk, last }
+        let intervals = match (&disk, &last) {
+            (Some(disk), HealthRead::Read(log)) => Some(IntervalWatch {
+                disk: *disk,
+                marks: IntervalMarks::new(Some(log.clone())),
+            }),
+            _ => None,
+        };
+        HealthWatch {
+            device,
+            disk,
+            last,
+            intervals,
+        }
+    }
+
+    /// Start the reading at a report tick's end, on a blocking thread; none where the disk
+    /// had no log at the start.
+    pub fn begin_interval(&self) -> IntervalRead {
+        match &self.intervals {
+            Some(iv) => {
+                let (major, minor) = iv.disk;
+                IntervalRead::Pending(tokio::task::spawn_blocking(move || {
+                    read_number(major, minor)
+                }))
+            }
+            None => IntervalRead::Skipped,
+        }
+    }
+
+    /// The interval `read` closes: its mark (not read when it failed or was skipped).
+    pub async fn end_interval(&mut self, read: IntervalRead) -> ThrottleMark {
+        let (IntervalRead::Pending(handle), Some(iv)) = (read, self.intervals.as_mut()) else {
+            return ThrottleMark::NotRead;
+        };
+        let end = match handle.await {
+            Ok(HealthRead::Read(log)) => Some(log),
+            Ok(HealthRead::Unavailable { .. }) | Err(_) => None,
+        };
+        iv.marks.close(end)
     }
 
     /// Read again: the phase that ends now gets the previous reading, this one and the
@@ -47,6 +105,9 @@ impl HealthWatch {
             Some(disk) if matches!(self.last, HealthRead::Read(_)) => read_blocking(*disk).await,
             _ => self.last.clone(),
         };
+        if let Some(iv) = self.intervals.as_mut() {
+            iv.marks.restart(logged(&now));
+        }
         let device = self.device.clone();
         let health = match (&self.last, &now) {
             (HealthRead::Read(before), HealthRead::Read(after)) => {
@@ -72,6 +133,14 @@ impl HealthWatch {
         };
         self.last = now;
         health
+    }
+}
+
+/// The log of a reading that succeeded.
+fn logged(read: &HealthRead) -> Option<HealthLog> {
+    match read {
+        HealthRead::Read(log) => Some(log.clone()),
+        HealthRead::Unavailable { .. } => None,
     }
 }
 

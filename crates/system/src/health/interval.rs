@@ -206,11 +206,7 @@ mod tests {
                 },
             })
         };
-        let readings = [
-            ata(1),
-            ata(2),
-            nvme(&smart_page(1, 0, [0, 0], [0, 0])),
-        ];
+        let readings = [ata(1), ata(2), nvme(&smart_page(1, 0, [0, 0], [0, 0]))];
         assert_eq!(marks(&readings), [Clear, NotRead]);
     }
 
