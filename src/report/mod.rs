@@ -25,6 +25,7 @@ pub mod svg;
 pub mod sweeps;
 pub mod table;
 pub mod telemetry;
+pub mod throttle;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
