@@ -179,3 +179,45 @@ async fn read_blocking((major, minor): (u32, u32)) -> HealthRead {
             reason: format!("the health read did not finish: {e}"),
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drivebench_system::health::nvme::NvmeSmart;
+
+    /// A watch whose first reading succeeded (an NVMe SMART page of zeros at the
+    /// specification's length) on the disk numbered `disk`.
+    fn watch_on(disk: (u32, u32)) -> HealthWatch {
+        let log = HealthLog::Nvme {
+            smart: NvmeSmart::parse(&[0u8; 512]).unwrap(),
+            ocp: None,
+        };
+        HealthWatch {
+            device: "nvme9n1".into(),
+            disk: Some(disk),
+            last: HealthRead::Read(log.clone()),
+            intervals: Some(IntervalWatch {
+                disk,
+                marks: IntervalMarks::new(Some(log)),
+            }),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failed_interval_reading_leaves_the_interval_unmarked() {
+        // No block device has this number: the reading fails, the interval is not read.
+        let mut w = watch_on((u32::MAX, u32::MAX));
+        let reading = w.begin_interval();
+        assert!(matches!(reading, IntervalRead::Pending(_)));
+        assert_eq!(w.end_interval(reading).await, ThrottleMark::NotRead);
+    }
+
+    #[tokio::test]
+    async fn a_disk_without_a_log_is_not_read_per_interval() {
+        let mut w = watch_on((u32::MAX, u32::MAX));
+        w.intervals = None;
+        let reading = w.begin_interval();
+        assert!(matches!(reading, IntervalRead::Skipped));
+        assert_eq!(w.end_interval(reading).await, ThrottleMark::NotRead);
+    }
+}
