@@ -238,7 +238,7 @@ fn a_throttled_drive_is_marked_in_the_report_and_warned_of_in_compare() {
         "{section}"
     );
     assert!(
-        section.contains("the drive throttled (thermal) in 2 of 6 intervals of sample: 8-11 s"),
+        section.contains("The drive throttled (thermal) in 2 of 6 intervals of sample: 8-11 s."),
         "{section}"
     );
     assert!(!section.contains("intervals of precondition"), "{section}");

@@ -177,7 +177,7 @@ fn two_hosts_merge_into_one_run_with_exact_totals() {
     assert!(merged_marks("db2/").iter().all(Value::is_null));
     let section = std::fs::read_to_string(out.join("summary.md")).unwrap();
     let line = format!(
-        "the drive throttled (thermal) in 1 of {} intervals of sample (db1):",
+        "The drive throttled (thermal) in 1 of {} intervals of sample (db1):",
         marked.len()
     );
     assert!(section.contains(&line), "{section}");

@@ -243,7 +243,7 @@ mod tests {
         crate::report::table::section_markdown(&mut md, &section(&r).expect("the section"), 2);
         assert!(
             md.contains(
-                "the drive throttled (thermal) in 1 of 6 intervals (4 not read) of sample: 6-8 s"
+                "The drive throttled (thermal) in 1 of 6 intervals (4 not read) of sample: 6-8 s."
             ),
             "{md}"
         );

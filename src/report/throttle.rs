@@ -32,7 +32,7 @@ pub struct ThrottleCount {
 }
 
 impl PhaseIntervals {
-    /// "the drive throttled (thermal) in 3 of 120 intervals of sample: 610-640 s", when it did.
+    /// "The drive throttled (thermal) in 3 of 120 intervals of sample: 610-640 s.", when it did.
     pub fn line(&self) -> Option<String> {
         if self.throttled.is_empty() {
             return None;
@@ -45,7 +45,7 @@ impl PhaseIntervals {
             .map(|(a, b)| format!("{a:.0}-{b:.0} s"))
             .collect();
         Some(format!(
-            "the drive throttled (thermal) in {} of {} intervals{unread} of {}: {}",
+            "The drive throttled (thermal) in {} of {} intervals{unread} of {}: {}.",
             self.throttled.len(),
             self.total,
             self.label,
@@ -179,7 +179,7 @@ mod tests {
         assert_eq!(
             p.line().as_deref(),
             Some(
-                "the drive throttled (thermal) in 3 of 6 intervals (1 not read) of sample: 610-630 s, 640-650 s"
+                "The drive throttled (thermal) in 3 of 6 intervals (1 not read) of sample: 610-630 s, 640-650 s."
             )
         );
         let clear = intervals("sample".into(), rows[..2].iter());
