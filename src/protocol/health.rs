@@ -7,7 +7,8 @@
 //! Where the first reading succeeded the log is also read at every report tick (started as
 //! the tick is taken, awaited just before the interval's rows are written), each interval
 //! marked from the readings at its boundaries; a failed reading leaves its intervals
-//! unmarked. A disk with no log is never read per interval.
+//! unmarked. A disk with no log is never read per interval. A phase's last tick is its
+//! boundary: its reading, when it succeeded, is also the phase's closing one.
 
 use std::path::Path;
 
@@ -98,12 +99,18 @@ impl HealthWatch {
         iv.marks.close(end)
     }
 
-    /// Read again: the phase that ends now gets the previous reading, this one and the
-    /// difference; the next phase starts from this one.
+    /// The reading at the phase's end: the phase that ends now gets the previous reading, this
+    /// one and the difference; the next phase starts from this one. Where the phase's last
+    /// tick was read, that reading is the phase's end (the drive is not asked twice at one
+    /// boundary); otherwise the log is read now.
     pub async fn close_phase(&mut self) -> PhaseHealth {
-        let now = match &self.disk {
-            Some(disk) if matches!(self.last, HealthRead::Read(_)) => read_blocking(*disk).await,
-            _ => self.last.clone(),
+        let at_tick = (self.intervals.as_ref()).and_then(|iv| iv.marks.last().cloned());
+        let now = match (at_tick, &self.disk) {
+            (Some(log), _) => HealthRead::Read(log),
+            (None, Some(disk)) if matches!(self.last, HealthRead::Read(_)) => {
+                read_blocking(*disk).await
+            }
+            (None, _) => self.last.clone(),
         };
         if let Some(iv) = self.intervals.as_mut() {
             iv.marks.restart(logged(&now));
@@ -210,6 +217,24 @@ mod tests {
         let reading = w.begin_interval();
         assert!(matches!(reading, IntervalRead::Pending(_)));
         assert_eq!(w.end_interval(reading).await, ThrottleMark::NotRead);
+    }
+
+    #[tokio::test]
+    async fn the_last_tick_reading_closes_the_phase_and_a_failed_one_is_read_again() {
+        // No interval read yet: the start reading stands for the last tick's, the disk (which
+        // cannot be read) is not asked.
+        let mut w = watch_on((u32::MAX, u32::MAX));
+        match w.close_phase().await {
+            PhaseHealth::Read { delta, .. } => assert!(!delta.throttled),
+            other => panic!("expected the tick's reading, got {other:?}"),
+        }
+        // The last tick's reading failed: the phase's end is read again, and fails here.
+        let reading = w.begin_interval();
+        assert_eq!(w.end_interval(reading).await, ThrottleMark::NotRead);
+        assert!(matches!(
+            w.close_phase().await,
+            PhaseHealth::Unavailable { .. }
+        ));
     }
 
     #[tokio::test]

@@ -71,6 +71,11 @@ impl IntervalMarks {
         m
     }
 
+    /// The reading at the open interval's start, when it succeeded.
+    pub fn last(&self) -> Option<&HealthLog> {
+        self.last.as_ref()
+    }
+
     /// A reading taken between intervals (as a phase closes): the next interval starts from
     /// it, no interval is marked.
     pub fn restart(&mut self, now: Option<HealthLog>) {
@@ -218,7 +223,9 @@ mod tests {
         m.restart(nvme(&smart_page(1, 0, [3, 0], [0, 0])));
         assert_eq!(m.close(nvme(&smart_page(1, 0, [3, 0], [0, 0]))), Clear);
         m.restart(None);
+        assert_eq!(m.last(), None);
         assert_eq!(m.close(nvme(&smart_page(1, 0, [3, 0], [0, 0]))), NotRead);
+        assert_eq!(m.last(), nvme(&smart_page(1, 0, [3, 0], [0, 0])).as_ref());
     }
 
     #[test]
