@@ -2,8 +2,12 @@
 //! row per phase (per phase and host in a merged run) — the bytes the host wrote and read as
 //! the drive counted them, the bytes written to its media and the write amplification where
 //! the drive keeps the OCP extended log, the highest temperature, new media errors and whether
-//! the drive throttled — and the one line saying why no log was read where none was. Reads
-//! result.json's `phases[].health` and `merge.phases[].hosts[].health` only.
+//! the drive throttled —, a line per phase saying in which of its report intervals the drive
+//! throttled where they were read (from the series rows' marks, counted in `throttle`), and
+//! the one line saying why no log was read where none was; and compare's one warning naming
+//! each run whose drive throttled, by phase or by interval. Reads result.json's
+//! `phases[].health`, `phases[].series[].drive_throttle` and
+//! `merge.phases[].hosts[].health` only.
 
 use crate::results::health::{PhaseHealth, unavailable_line};
 use crate::results::run::RunReport;
