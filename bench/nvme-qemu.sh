@@ -80,7 +80,7 @@ cd /drivebench
 echo "drivebench exit code \$?"
 cat /tmp/console.txt
 echo ===RUN-BEGIN===
-tar czf - -C /tmp run | base64
+[ -d /tmp/run ] && tar czf - -C /tmp run | base64
 echo ===RUN-END===
 poweroff -f
 EOF
@@ -99,6 +99,10 @@ if ! grep -q '^===RUN-END===' "$WORK/serial.log"; then
 fi
 
 sed -n '/drivebench exit code/,/^===RUN-BEGIN===/p' "$WORK/serial.log" | tr -d '\r' | sed 's/^.*drivebench exit code/drivebench exit code/' | grep -v '^===RUN'
+if ! sed -n '/^===RUN-BEGIN===/,/^===RUN-END===/p' "$WORK/serial.log" | grep -qv '^===RUN'; then
+  echo "no run directory came back (a refusal leaves none)"
+  exit 0
+fi
 mkdir -p "$OUT"
 sed -n '/^===RUN-BEGIN===/,/^===RUN-END===/p' "$WORK/serial.log" | tr -d '\r' \
   | grep -v '^===RUN' | base64 -d | tar xzf - -C "$OUT" --strip-components=1

@@ -14,14 +14,16 @@
 //!   an ad-hoc `sweep`; preflight and the target before anything starts), a run of a plan on
 //!   its engine (embedded, or servers started and stopped around it in `servers`), load, the
 //!   benchmark's workload and phase hooks opened through `Benchmark::drive` and driven
-//!   generically (`measure`), the fleet's phases as barriers (`phases`) then its load curve
-//!   (`db_curve`), the benchmark's checks after the phases and again later (`recheck`: reaching
-//!   a finished run's instances), the sweep step after the phases, preflight findings, how a
-//!   run ends (`Ending`, `RunError`), and a run's lifecycle in one place (`lifecycle`: console,
-//!   stop signals, live metrics; a run directory with plan.json, log, result.json and its
-//!   renders, or `up`'s up.json, one enum in the finish step).
+//!   generically (`measure`), the fleet's phases as barriers (`phases`; the drive's health
+//!   log read around them and, where the disk has one, at every report tick, in `health`)
+//!   then its load curve (`db_curve`), the benchmark's checks after the phases and again later
+//!   (`recheck`: reaching a finished run's instances), the sweep step after the phases,
+//!   preflight findings, how a run ends (`Ending`, `RunError`), and a run's lifecycle in one
+//!   place (`lifecycle`: console, stop signals, live metrics; a run directory with plan.json,
+//!   log, result.json and its renders, or `up`'s up.json, one enum in the finish step).
 //! - [`report`]: renderers of the results: series.csv, sweeps.csv, curves.csv, summary.md,
-//!   report.html (hand-written SVG charts in `svg`), every table and section rendered from one
+//!   report.html (hand-written SVG charts in `svg`), the intervals the drive throttled in
+//!   (`throttle`, from the series rows' marks), every table and section rendered from one
 //!   model (`drivebench_core::table`, by `table`; a benchmark's own sections are asked of
 //!   `Benchmark`, never built here), compare (md, html, json), merge of several hosts' runs, and
 //!   the run directory those files are written to.
@@ -71,7 +73,9 @@
 //!   space, guard and leftovers; `telemetry`, device and host counters, the bottleneck
 //!   verdict, host facts (`host_info`) and the host clock's state (`clock`); `health`, the
 //!   drive's own health log (NVMe SMART and OCP extended SMART through the admin passthrough,
-//!   an ATA disk's SMART table through the SCSI generic ATA pass-through) and what changed between two readings.
+//!   an ATA disk's SMART table through the SCSI generic ATA pass-through), what changed between
+//!   two readings, and each report interval's throttle mark from the readings at its ends
+//!   (`interval`).
 //! - `drivebench-core` (crates/core), the pure leaves: `config`, units and scenario errors;
 //!   `curve`, the sans-IO curve driver, steady-state rule and write-cliff judgement;
 //!   `histogram`, the one HDR shape of every latency; `rng`, a virtual client's seeded random

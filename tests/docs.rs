@@ -240,3 +240,15 @@ fn outputs_page_names_every_result_field() {
         "docs/outputs.md does not name these result.json fields (schemas/json/result.schema.json): {missing:?}"
     );
 }
+
+#[test]
+fn outputs_page_lists_series_csv_columns_as_written() {
+    let text = std::fs::read_to_string(root().join("docs/outputs.md")).unwrap();
+    let section = text.split("\n## series.csv\n").nth(1).expect("the section");
+    let block = section.split("```").nth(1).expect("its header block");
+    assert_eq!(
+        block.trim(),
+        drivebench::report::series_header(),
+        "docs/outputs.md's series.csv header is not the one written"
+    );
+}

@@ -2,7 +2,8 @@
 //! and OCP specifications' layouts, the NVMe admin passthrough's and the ATA pass-through's
 //! refusal on a real loop device, and
 //! a real SQLite run on a loop device's filesystem, whose every phase records why no log was
-//! read, once on the console and in summary.md.
+//! read, once on the console and in summary.md, and whose series rows have no throttle mark
+//! (series.csv's `drive_throttled` empty).
 
 use std::path::Path;
 
@@ -159,16 +160,39 @@ fn a_run_on_a_loop_device_says_once_that_it_has_no_health_log() {
             p["name"]
         );
     }
+    // No log: never read per interval, so no row has a mark and the column stays empty.
+    let rows: Vec<&serde_json::Value> = (phases.iter())
+        .flat_map(|p| p["series"].as_array().unwrap())
+        .collect();
+    assert!(!rows.is_empty());
+    for row in &rows {
+        let fields = row.as_object().unwrap();
+        assert!(fields.contains_key("late_starts"), "{row}");
+        assert!(!fields.contains_key("drive_throttle"), "{row}");
+    }
+    let csv = std::fs::read_to_string(run_dir.join("series.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = (header.iter().position(|c| *c == "drive_throttled")).expect("the column");
+    let lines: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(lines.len(), rows.len());
+    for l in lines {
+        let cells: Vec<&str> = l.split(',').collect();
+        assert_eq!(cells.len(), header.len(), "{l}");
+        assert_eq!(cells[col], "", "{l}");
+    }
     let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
     let section = summary.split("## Drive health").nth(1).expect(&summary);
     assert!(section.trim_start().starts_with(&line), "{summary}");
+    assert!(!section.contains("intervals of"), "{section}");
     assert_eq!(section.matches(&line).count(), 1, "{summary}");
     let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
     assert!(html.contains("Drive health</h2>") && html.contains(&line));
 }
 
 /// A result fixture whose phases carry a health record read from these pages: the host wrote
-/// 4,000 data units, the media three times as much; `tmt1` entries into light throttling.
+/// 4,000 data units, the media three times as much; `tmt1` entries into light throttling,
+/// which, when there are any, marked sample's third and fourth intervals (every other one
+/// read and clear).
 fn fixture_with_health(dir: &Path, fixture: &str, tmt1: u32) -> std::path::PathBuf {
     let mut r = read_json(&root().join(fixture));
     let before = log(&nvme_page(10_000, 500, 310, 0), &ocp_page(8_000_000_000));
@@ -186,6 +210,12 @@ fn fixture_with_health(dir: &Path, fixture: &str, tmt1: u32) -> std::path::PathB
     });
     for p in r["phases"].as_array_mut().unwrap() {
         p["health"] = health.clone();
+        // Read at every interval: clear, but where `tmt1` moved, sample's third and fourth.
+        let name = p["name"].clone();
+        for (i, row) in p["series"].as_array_mut().unwrap().iter_mut().enumerate() {
+            let hot = tmt1 > 0 && name == "sample" && (i == 2 || i == 3);
+            row["drive_throttle"] = if hot { "throttled" } else { "clear" }.into();
+        }
     }
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("result.json"), r.to_string()).unwrap();
@@ -211,10 +241,36 @@ fn a_throttled_drive_is_marked_in_the_report_and_warned_of_in_compare() {
         section.contains("The drive throttled (thermal) in: precondition, sample."),
         "{section}"
     );
+    assert!(
+        section.contains("The drive throttled (thermal) in 2 of 6 intervals of sample: 8-11 s."),
+        "{section}"
+    );
+    assert!(!section.contains("intervals of precondition"), "{section}");
     let html = std::fs::read_to_string(hot.join("report.html")).unwrap();
     assert!(
         html.contains("<td class=\"l\">yes</td>"),
         "the throttled cell"
+    );
+    // Shaded on both time-series charts (TPS, latency).
+    assert_eq!(html.matches("class=\"band\"").count(), 2, "{html}");
+    let csv = std::fs::read_to_string(hot.join("series.csv")).unwrap();
+    let marks: Vec<&str> = (csv.lines())
+        .map(|l| l.rsplit(',').next().unwrap())
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            "drive_throttled",
+            "no",
+            "no",
+            "no",
+            "no",
+            "no",
+            "yes",
+            "yes",
+            "no",
+            "no"
+        ]
     );
     let cmp = tmp.path().join("cmp");
     let out = run(&[
@@ -230,20 +286,30 @@ fn a_throttled_drive_is_marked_in_the_report_and_warned_of_in_compare() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let json = read_json(&cmp.join("compare.json"));
-    let flags: Vec<(&str, &serde_json::Value)> = (json["runs"].as_array().unwrap().iter())
-        .map(|r| (r["label"].as_str().unwrap(), &r["throttled"]))
-        .collect();
+    let flags: Vec<(&str, &serde_json::Value, &serde_json::Value)> =
+        (json["runs"].as_array().unwrap().iter())
+            .map(|r| {
+                let label = r["label"].as_str().unwrap();
+                (label, &r["throttled"], &r["throttled_intervals"])
+            })
+            .collect();
     assert_eq!(
         flags,
         [
-            ("hot", &serde_json::json!(true)),
-            ("cool", &serde_json::json!(false))
+            ("hot", &serde_json::json!(true), &serde_json::json!(2)),
+            ("cool", &serde_json::json!(false), &serde_json::json!(0))
         ]
     );
+    assert_eq!(json["runs"][0]["read_intervals"], 9);
     let md = std::fs::read_to_string(cmp.join("compare.md")).unwrap();
     assert!(
-        md.contains("the drive throttled (thermal) during hot:"),
+        md.contains("the drive throttled (thermal) during hot (2 of 9 intervals):"),
         "{md}"
+    );
+    assert_eq!(
+        md.matches("the drive throttled").count(),
+        1,
+        "warned once: {md}"
     );
     assert!(!md.contains("during hot, cool"), "{md}");
 }

@@ -82,6 +82,7 @@ fn p99_of_histograms_merged_here(hosts: &[&Value], phase: &str) -> f64 {
 fn two_hosts_merge_into_one_run_with_exact_totals() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = two_hosts(tmp.path());
+    let marked = mark_intervals(&a);
     let out = tmp.path().join("merged");
     let (sa, sb, so) = (
         a.to_str().unwrap(),
@@ -165,6 +166,22 @@ fn two_hosts_merge_into_one_run_with_exact_totals() {
     }
     assert!(pm.get("health").is_none(), "{pm}");
     assert!(summary_has_health(&out), "the hosts' health in summary.md");
+    // Each host's rows keep their interval marks: db1's as marked, db2's none.
+    let merged_marks = |host: &str| -> Vec<Value> {
+        (pm["series"].as_array().unwrap().iter())
+            .filter(|r| r["instance"].as_str().unwrap().starts_with(host))
+            .map(|r| r["drive_throttle"].clone())
+            .collect()
+    };
+    assert_eq!(merged_marks("db1/"), marked);
+    assert!(merged_marks("db2/").iter().all(Value::is_null));
+    let section = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    let line = format!(
+        "The drive throttled (thermal) in 1 of {} intervals of sample (db1):",
+        marked.len()
+    );
+    assert!(section.contains(&line), "{section}");
+    assert!(!section.contains("of sample (db2)"), "{section}");
     let checks = m["checks"].as_array().unwrap();
     assert_eq!(checks.len(), ra["checks"].as_array().unwrap().len() * 2);
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
@@ -226,6 +243,29 @@ fn refusals(dir: &Path, a: &Path, b: &Path) {
             text(&r.stderr)
         );
     }
+}
+
+/// Mark host `dir`'s sample intervals as a drive with a health log would have: the first
+/// throttled, the rest clear (one instance: one row per interval). The marks, in order.
+fn mark_intervals(dir: &Path) -> Vec<Value> {
+    let path = dir.join("result.json");
+    let mut r = read_json(&path);
+    let sample = (r["phases"].as_array_mut().unwrap().iter_mut())
+        .find(|p| p["name"] == "sample")
+        .unwrap();
+    let mut marks = Vec::new();
+    for (i, row) in sample["series"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        row["drive_throttle"] = if i == 0 { "throttled" } else { "clear" }.into();
+        marks.push(row["drive_throttle"].clone());
+    }
+    assert!(marks.len() >= 2, "{sample}");
+    std::fs::write(&path, r.to_string()).unwrap();
+    marks
 }
 
 /// summary.md of a run directory has the drive health section, with a row or line per host.

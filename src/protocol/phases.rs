@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::cliff::CliffTrack;
+use super::health::HealthWatch;
 use super::stall::StallWatch;
 use super::steady::SteadyTrack;
 use super::{Ending, RunCtx, Stage};
@@ -26,6 +27,7 @@ use crate::scenario::plan::DbPlan;
 use crate::scenario::plan::PlanPhase;
 use crate::workload::hooks::PhaseHooks;
 use drivebench_core::histogram;
+use drivebench_system::health::interval::ThrottleMark;
 use drivebench_system::telemetry::DiskCounts;
 
 /// How often result.json is rewritten with the running phase so far (marked not completed),
@@ -64,7 +66,7 @@ pub async fn run_phases(
     ));
     hooks.before_start().await;
     let target = std::path::Path::new(plan.target_path());
-    let mut health = super::health::HealthWatch::start(target, ctx.console).await;
+    let mut health = HealthWatch::start(target, ctx.console).await;
     let t0 = match start_clock(plan, fleet, ctx).await {
         Ok(t0) => t0,
         Err(ending) => return ending,
@@ -89,7 +91,8 @@ pub async fn run_phases(
                 .saturating_sub(early);
         let clock = (t0, phase_start, planned_end);
         ctx.capture.phase_begins(&phase.name);
-        let sampled = sample_phase(plan, phase, (fleet, &mut watch), kinds, clock, ctx).await;
+        let watches = (&mut *fleet, &mut watch, &mut health);
+        let sampled = sample_phase(plan, phase, watches, kinds, clock, ctx).await;
         ctx.capture.phase_ends();
         if let Some(b) = bar {
             b.finish();
@@ -247,11 +250,12 @@ async fn start_clock(
 
 /// Sample one phase at every report tick until its planned end, steady state, a failure or
 /// cancellation. `clock` is the run's start, this phase's start and its planned end; `watch`
-/// knows when each instance last made progress.
+/// knows when each instance last made progress; `health` reads the drive's log at each tick
+/// where it has one.
 async fn sample_phase(
     plan: DbPlan<'_>,
     phase: &PlanPhase,
-    (fleet, watch): (&mut Fleet, &mut StallWatch),
+    (fleet, watch, health): (&mut Fleet, &mut StallWatch, &mut HealthWatch),
     kinds: &'static [&'static str],
     (t0, phase_start, planned_end): (Instant, Instant, Instant),
     ctx: &mut RunCtx<'_>,
@@ -278,6 +282,7 @@ async fn sample_phase(
         tick_planned = (tick_planned + interval).min(planned_end);
         let wake = fleet.wait(tick_planned, ctx.cancel).await;
         let now = Instant::now();
+        let reading = health.begin_interval();
         let secs = (now - s.last_tick).as_secs_f64();
         let at_s = (now - t0).as_secs_f64();
         let recorded = fleet.collect();
@@ -298,6 +303,7 @@ async fn sample_phase(
             recorded,
             summaries,
             engine_io,
+            drive_throttle: health.end_interval(reading).await,
         };
         let tick = record_interval(plan, phase, interval, kinds, &mut s, ctx);
         s.last_tick = now;
@@ -343,14 +349,15 @@ struct Tick {
 }
 
 /// What the sampler took at a tick: seconds since the start and the interval's length, each
-/// instance's recorded figures and their summary, and its engine I/O row (none without
-/// engine I/O sampling).
+/// instance's recorded figures and their summary, its engine I/O row (none without engine
+/// I/O sampling), and whether the drive throttled in the interval.
 struct Interval {
     at_s: f64,
     secs: f64,
     recorded: Vec<Recorded>,
     summaries: Vec<Summary>,
     engine_io: Vec<EngineIoRow>,
+    drive_throttle: ThrottleMark,
 }
 
 /// One report interval: a series row per instance (appended to series.csv), the instances'
@@ -369,7 +376,10 @@ fn record_interval(
     let mut interval_total = Recorded::new(kinds.len());
     for (i, (r, summary)) in iv.recorded.iter().zip(&iv.summaries).enumerate() {
         let name = &plan.db.instances[i].name;
-        let row = SeriesRow::from_summary(&phase.name, name, iv.at_s, clients, summary);
+        let row = SeriesRow {
+            drive_throttle: iv.drive_throttle,
+            ..SeriesRow::from_summary(&phase.name, name, iv.at_s, clients, summary)
+        };
         let engine_io = iv.engine_io.get(i);
         if let Some(live) = ctx.live {
             live.interval(name, summary);

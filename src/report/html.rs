@@ -202,7 +202,14 @@ fn over_time(s: &mut String, r: &RunReport) {
         });
     }
     tps.extend(names.iter().map(|n| per(&|row| row.tps, n)));
-    let chart = |title: &str, y: &str, series| super::svg::time_chart(title, y, series, &markers);
+    let throttled = super::throttle::spans(r);
+    let chart = |title: &str, y: &str, series| {
+        let mut c = super::svg::time_chart(title, y, series, &markers);
+        if !throttled.is_empty() {
+            c.bands = vec![super::svg::Bands::throttled(throttled.clone())];
+        }
+        c
+    };
     s.push_str("<h2>Over time</h2>");
     s.push_str(&render(&chart("Transactions per second", "TPS", tps)));
     let mut lat = Vec::new();

@@ -207,6 +207,7 @@ fn chart(c: &CurveReport, title: &str, names: &[&str]) -> String {
         markers,
         levels,
         marks: vec![Marks::unsustainable(unsustainable)],
+        bands: Vec::new(),
         dots: true,
     })
 }

@@ -25,6 +25,7 @@ pub mod svg;
 pub mod sweeps;
 pub mod table;
 pub mod telemetry;
+pub mod throttle;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -254,11 +255,15 @@ impl RunDir {
     }
 }
 
-/// series.csv's header: the interval's figures, the telemetry columns, then the instance's
-/// engine I/O columns.
+/// series.csv's last column: whether the drive throttled in the interval (`yes`, `no`, empty
+/// when its health log was not read).
+pub const DRIVE_THROTTLED_COLUMN: &str = "drive_throttled";
+
+/// series.csv's header: the interval's figures, the telemetry columns, the instance's engine
+/// I/O columns, then the drive's throttle mark.
 pub fn series_header() -> String {
     format!(
-        "{},{},{}",
+        "{},{},{},{DRIVE_THROTTLED_COLUMN}",
         SeriesRow::CSV_HEADER,
         IntervalTelemetry::csv_header(),
         engine_io::csv_header()
@@ -275,7 +280,8 @@ fn series_line(
         None => ",".repeat(IntervalTelemetry::csv_header().matches(',').count()),
     };
     let engine = engine_io::csv_fields(engine_io);
-    format!("{},{cells},{engine}", row.csv_line())
+    let throttle = row.drive_throttle.csv_cell();
+    format!("{},{cells},{engine},{throttle}", row.csv_line())
 }
 
 /// Held while result.json is written, so an abort never interleaves with a write.

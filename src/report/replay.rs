@@ -242,6 +242,7 @@ pub fn replay_html(s: &mut String, r: &ReplayReport) {
         markers: Vec::new(),
         levels: Vec::new(),
         marks: Vec::new(),
+        bands: Vec::new(),
         dots: false,
     };
     s.push_str(&render(&chart));

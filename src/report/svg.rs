@@ -57,6 +57,27 @@ impl Marks {
     }
 }
 
+/// Spans of x shaded over the whole plot height (e.g. intervals where the drive throttled),
+/// with one legend entry.
+#[derive(Debug, Clone)]
+pub struct Bands {
+    pub name: String,
+    /// (from, to) in x values.
+    pub spans: Vec<(f64, f64)>,
+    pub color: &'static str,
+}
+
+impl Bands {
+    /// The report intervals in which the drive throttled (thermal).
+    pub fn throttled(spans: Vec<(f64, f64)>) -> Self {
+        Bands {
+            name: "drive throttled".into(),
+            spans,
+            color: "#e69f00",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Chart {
     pub title: String,
@@ -71,6 +92,8 @@ pub struct Chart {
     pub levels: Vec<(f64, String)>,
     /// Hollow marks over the series.
     pub marks: Vec<Marks>,
+    /// Shaded spans behind the series.
+    pub bands: Vec<Bands>,
     /// A dot at every point of every series (measured points of a curve).
     pub dots: bool,
 }
@@ -237,6 +260,7 @@ pub fn render(c: &Chart) -> String {
     };
     let mut s = String::new();
     plot.frame(&mut s, &xticks, &yticks);
+    plot.bands(&mut s);
     plot.markers(&mut s);
     plot.levels(&mut s);
     plot.series(&mut s);
@@ -255,6 +279,11 @@ fn values(c: &Chart) -> (Vec<f64>, Vec<f64>) {
         .flat_map(|s| s.points.iter().map(|p| p.0))
         .chain(c.marks.iter().flat_map(|m| m.points.iter().map(|p| p.0)))
         .chain(c.markers.iter().map(|m| m.0))
+        .chain(
+            c.bands
+                .iter()
+                .flat_map(|b| b.spans.iter().flat_map(|s| [s.0, s.1])),
+        )
         .collect();
     let ys = c
         .series
@@ -333,6 +362,27 @@ impl Plot<'_> {
             TOP + ph / 2.0,
             escape(&c.y_label)
         );
+    }
+
+    /// The shaded spans, each clipped to the plot area.
+    fn bands(&self, s: &mut String) {
+        for b in &self.c.bands {
+            for (from, to) in &b.spans {
+                let (Some(a), Some(z)) = (self.c.x_scale.map(*from), self.c.x_scale.map(*to))
+                else {
+                    continue;
+                };
+                let (a, z) = (self.px(a).max(LEFT), self.px(z).min(W - RIGHT));
+                let _ = write!(
+                    s,
+                    r#"<rect x="{a:.1}" y="{TOP}" width="{:.1}" height="{:.1}" fill="{}" fill-opacity="0.25" class="band"><title>{}</title></rect>"#,
+                    (z - a).max(1.0),
+                    self.ph,
+                    b.color,
+                    escape(&b.name)
+                );
+            }
+        }
     }
 
     /// The vertical markers with their labels.
@@ -470,6 +520,18 @@ fn legend(s: &mut String, c: &Chart) {
             lx + 22.0,
             ly + 4.0,
             escape(&ser.name)
+        );
+    }
+    for b in c.bands.iter().filter(|b| !b.spans.is_empty()) {
+        let (lx, ly) = row.slot(&b.name);
+        let _ = write!(
+            s,
+            r#"<rect x="{lx:.1}" y="{}" width="18" height="10" fill="{}" fill-opacity="0.25"/><text x="{:.1}" y="{}" class="lg">{}</text>"#,
+            ly - 5.0,
+            b.color,
+            lx + 22.0,
+            ly + 4.0,
+            escape(&b.name)
         );
     }
     for m in c.marks.iter().filter(|m| !m.points.is_empty()) {

@@ -108,3 +108,35 @@ fn an_objective_is_a_level_the_answer_a_marker_and_marks_are_circled_in_range() 
     // The y axis reaches the mark at 60 ms: a tick at 60.
     assert!(svg.contains("class=\"yt\">60</text>"), "{svg}");
 }
+
+#[test]
+fn bands_shade_their_spans_behind_the_series_with_a_legend_entry() {
+    let chart = |spans: Vec<(f64, f64)>| Chart {
+        series: vec![Series {
+            name: "tps".into(),
+            points: vec![(0.0, 1.0), (100.0, 3.0)],
+            dashed: false,
+        }],
+        bands: vec![Bands::throttled(spans)],
+        ..Chart::default()
+    };
+    let svg = render(&chart(vec![(60.0, 70.0), (80.0, 90.0)]));
+    assert_eq!(svg.matches("class=\"band\"").count(), 2, "{svg}");
+    assert!(svg.find("class=\"band\"").unwrap() < svg.find("<polyline").unwrap());
+    assert!(svg.contains(">drive throttled</text>"), "the legend entry");
+    // 10 s of a 0..100 s axis across the plot's width.
+    let at = svg.find("class=\"band\"").unwrap();
+    let tag = &svg[svg[..at].rfind("<rect").unwrap()..at];
+    let width: f64 = tag
+        .split("width=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((width - (W - LEFT - RIGHT) / 10.0).abs() < 0.2, "{tag}");
+    let none = render(&chart(vec![]));
+    assert!(!none.contains("class=\"band\"") && !none.contains("drive throttled"));
+}

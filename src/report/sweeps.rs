@@ -172,6 +172,7 @@ fn html_chart(w: &SweepReport) -> String {
         markers,
         levels,
         marks: vec![Marks::unsustainable(unsustainable)],
+        bands: Vec::new(),
         dots: true,
     })
 }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::metrics::summary::{MeanOfInstances, Summary};
 use crate::workload::hooks::PhaseFigures;
 use crate::workload::views::{MergedFigures, PhaseFiguresView, PhaseView};
+use drivebench_system::health::interval::ThrottleMark;
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PhaseReport {
@@ -135,6 +136,11 @@ pub struct SeriesRow {
     pub errors_per_s: f64,
     pub retries: u64,
     pub late_starts: u64,
+    /// Whether the drive throttled in the interval, from its health log read at the
+    /// interval's boundaries; absent when it was not read (no log, a failed read, older
+    /// results).
+    #[serde(default, skip_serializing_if = "ThrottleMark::is_not_read")]
+    pub drive_throttle: ThrottleMark,
 }
 
 impl SeriesRow {
@@ -169,6 +175,7 @@ impl SeriesRow {
             errors_per_s: s.errors_per_s,
             retries: s.retries,
             late_starts: s.late_starts,
+            drive_throttle: ThrottleMark::NotRead,
         }
     }
 

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::report::throttle::ThrottleCount;
 use crate::results::curves::PointKind;
 use crate::results::phase::PhaseReport;
 use crate::results::run::RunReport;
@@ -38,10 +39,13 @@ pub struct RunEntry {
     /// the I/O class the engines' figures named.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<crate::results::telemetry::PhaseVerdict>,
-    /// Whether the drive throttled (thermal) in any phase, from its health log; absent when
-    /// no health log was read.
+    /// Whether the drive throttled (thermal) in any phase or interval, from its health log;
+    /// absent when no health log was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub throttled: Option<bool>,
+    /// Its intervals marked throttled and marked at all, where its intervals were read.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<ThrottleCount>,
     /// Total TPS per report interval of the phase (the samples of the significance test).
     #[serde(skip)]
     pub interval_tps: Vec<f64>,
@@ -83,6 +87,7 @@ impl RunEntry {
                 .and_then(|p| p.telemetry.as_ref())
                 .map(|t| t.verdict.clone()),
             throttled: crate::report::health::run_throttled(r),
+            intervals: crate::report::throttle::count(r),
             interval_tps: phase
                 .map(|p| p.total_tps().into_iter().map(|(_, tps)| tps).collect())
                 .unwrap_or_default(),

@@ -174,8 +174,12 @@ fn warnings(entries: &[RunEntry]) -> Vec<String> {
         .into_iter()
         .flat_map(|b| b.compare_warnings(&compared))
         .collect();
-    let flags: Vec<(&str, Option<bool>)> = (entries.iter())
-        .map(|e| (e.label.as_str(), e.throttled))
+    let flags: Vec<super::health::RunThrottle<'_>> = (entries.iter())
+        .map(|e| super::health::RunThrottle {
+            label: &e.label,
+            throttled: e.throttled,
+            intervals: e.intervals,
+        })
         .collect();
     warnings.extend(super::health::compare_warning(&flags));
     warnings

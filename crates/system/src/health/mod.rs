@@ -15,11 +15,13 @@
 //!
 //! [`read::read`] goes from a block device to a [`read::HealthRead`]: a log, or why there is
 //! none. [`delta::HealthDelta`] is what changed between two readings (host and media bytes,
-//! write amplification, temperature, thermal throttling).
+//! write amplification, temperature, thermal throttling); [`interval`] marks each report
+//! interval from the readings at its boundaries (throttled, clear, or not read).
 
 pub mod ata;
 pub mod delta;
 pub mod interface;
+pub mod interval;
 pub mod nvme;
 pub mod ocp;
 pub mod passthru;
