@@ -115,4 +115,6 @@ for p in r["phases"]:
     h = p.get("health", {})
     d = h.get("delta", {})
     print(f'{p["name"]}: health {h.get("state")} on {h.get("device")}; delta {json.dumps(d)}')
+    marks = [row.get("drive_throttle", "not read") for row in p.get("series", [])]
+    print(f'{p["name"]}: interval throttle marks {marks}')
 PY
