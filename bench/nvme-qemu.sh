@@ -99,13 +99,14 @@ if ! grep -q '^===RUN-END===' "$WORK/serial.log"; then
 fi
 
 sed -n '/drivebench exit code/,/^===RUN-BEGIN===/p' "$WORK/serial.log" | tr -d '\r' | sed 's/^.*drivebench exit code/drivebench exit code/' | grep -v '^===RUN'
-if ! sed -n '/^===RUN-BEGIN===/,/^===RUN-END===/p' "$WORK/serial.log" | grep -qv '^===RUN'; then
+sed -n '/^===RUN-BEGIN===/,/^===RUN-END===/p' "$WORK/serial.log" | tr -d '\r' \
+  | { grep -v '^===RUN' || true; } >"$WORK/run.b64"
+if [ ! -s "$WORK/run.b64" ]; then
   echo "no run directory came back (a refusal leaves none)"
   exit 0
 fi
 mkdir -p "$OUT"
-sed -n '/^===RUN-BEGIN===/,/^===RUN-END===/p' "$WORK/serial.log" | tr -d '\r' \
-  | grep -v '^===RUN' | base64 -d | tar xzf - -C "$OUT" --strip-components=1
+base64 -d "$WORK/run.b64" | tar xzf - -C "$OUT" --strip-components=1
 echo "run directory: $OUT"
 python3 - "$OUT/result.json" <<'PY'
 import json, sys

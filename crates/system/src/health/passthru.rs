@@ -120,9 +120,9 @@ pub fn log_page(path: &Path, log_id: u8) -> Result<Box<Page>, PassthruError> {
 /// (empty for a command without data): the controller reads it or writes into it, as the
 /// opcode says. Gives the completion's result dword.
 ///
-/// Get Log Page is the only command known to have gone through here to a real drive; the
-/// others (`target::nvme`'s Identify, Format NVM and Sanitize) are tested for their bytes
-/// and for the kernel's refusal only, as no NVMe drive was at hand.
+/// Get Log Page, Identify and Format NVM have gone through here to QEMU's emulated NVMe
+/// controller (bench/nvme-qemu.sh), none yet to a physical drive; Sanitize is tested for its
+/// bytes and refusals only (that controller has none).
 pub fn admin(path: &Path, command: &AdminCommand, data: &mut [u8]) -> Result<u32, PassthruError> {
     let file = std::fs::File::open(path).map_err(|source| PassthruError::Open {
         path: path.to_path_buf(),

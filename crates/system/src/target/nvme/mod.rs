@@ -10,8 +10,9 @@
 //!   with other namespaces a sanitize would erase too). Touches nothing.
 //! - [`send`]: the commands sent and the sanitize waited for.
 //!
-//! No NVMe drive was at hand where this was written: the sending paths are tested for their
-//! refusals and their commands' byte layout only, never against a drive.
+//! No physical NVMe drive was at hand where this was written: the sending paths are tested
+//! for their refusals and their commands' byte layout; Identify and Format NVM have also gone
+//! to QEMU's emulated controller (bench/nvme-qemu.sh), Sanitize not (it has none).
 
 pub mod command;
 pub mod namespace;

@@ -3,8 +3,9 @@
 //! progress is polled on the Sanitize Status log every second. Afterwards the kernel is asked
 //! to read the device again (its partitions, its size).
 //!
-//! Untested against a drive: no NVMe drive was at hand where this was written, so what is
-//! sent here is checked only through [`super::command`]'s byte layout and the refusals.
+//! Untested against a physical drive: what is sent here is checked through
+//! [`super::command`]'s byte layout and the refusals, and Identify and Format NVM on QEMU's
+//! emulated controller (bench/nvme-qemu.sh); Sanitize not (that controller has none).
 
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
