@@ -78,6 +78,21 @@ impl AtaSmart {
     }
 }
 
+/// A table with one attribute, total LBAs written = `written`: the other modules' tests' ATA log.
+#[cfg(test)]
+pub(crate) fn written_table(written: u64) -> AtaSmart {
+    AtaSmart {
+        revision: 16,
+        attributes: vec![AtaAttribute {
+            id: TOTAL_LBAS_WRITTEN,
+            flags: 0,
+            value: 100,
+            worst: 100,
+            raw: written,
+        }],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -146,7 +146,6 @@ fn ata_delta(b: &AtaSmart, a: &AtaSmart) -> HealthDelta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::health::ata::AtaAttribute;
 
     fn smart(units_written: u64, transitions: [u32; 2], kelvin: u16) -> NvmeSmart {
         NvmeSmart {
@@ -235,16 +234,7 @@ mod tests {
 
     #[test]
     fn ata_bytes_from_lbas_and_mixed_interfaces_refused() {
-        let table = |written: u64| AtaSmart {
-            revision: 16,
-            attributes: vec![AtaAttribute {
-                id: ata::TOTAL_LBAS_WRITTEN,
-                flags: 0,
-                value: 100,
-                worst: 100,
-                raw: written,
-            }],
-        };
+        let table = ata::written_table;
         let b = HealthLog::Ata { smart: table(100) };
         let a = HealthLog::Ata { smart: table(300) };
         let d = HealthDelta::between(&b, &a).unwrap();

@@ -95,7 +95,7 @@ pub fn marks(readings: &[Option<HealthLog>]) -> Vec<ThrottleMark> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::health::ata::{self, AtaAttribute, AtaSmart};
+    use crate::health::ata;
     use crate::health::nvme::NvmeSmart;
     use crate::health::ocp::OcpSmart;
 
@@ -199,16 +199,7 @@ mod tests {
     fn a_change_of_interface_or_an_ata_log_is_never_throttled() {
         let ata = |written: u64| {
             Some(HealthLog::Ata {
-                smart: AtaSmart {
-                    revision: 16,
-                    attributes: vec![AtaAttribute {
-                        id: ata::TOTAL_LBAS_WRITTEN,
-                        flags: 0,
-                        value: 100,
-                        worst: 100,
-                        raw: written,
-                    }],
-                },
+                smart: ata::written_table(written),
             })
         };
         let readings = [ata(1), ata(2), nvme(&smart_page(1, 0, [0, 0], [0, 0]))];
