@@ -94,10 +94,7 @@ pub async fn run_plan(mut plan: Plan, args: &Args) -> Result<i32, CliError> {
         return crate::protocol::fullness::run(plan, options)
             .await
             .map(exit_code)
-            .map_err(|e| match e.is_invalid() {
-                true => CliError::Invalid(e.to_string()),
-                false => CliError::Failed(e.to_string()),
-            });
+            .map_err(fullness_error);
     }
     entry::run_plan(plan, options())
         .await
@@ -112,6 +109,14 @@ fn start_at(args: &Args) -> Result<Option<std::time::SystemTime>, CliError> {
         .map(|t| drivebench_core::config::units::parse_start_at(t, std::time::SystemTime::now()))
         .transpose()
         .map_err(|e| CliError::Invalid(format!("--start-at: {e}")))
+}
+
+/// A fullness run that stopped before its table was complete: refused (exit 2) or failed.
+pub(super) fn fullness_error(e: crate::protocol::fullness::FullnessError) -> CliError {
+    match e.is_invalid() {
+        true => CliError::Invalid(e.to_string()),
+        false => CliError::Failed(e.to_string()),
+    }
 }
 
 /// A plan that did not run: refused (nothing started) or its results not written.

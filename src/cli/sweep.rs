@@ -347,10 +347,7 @@ pub async fn sweep(args: Args) -> Result<i32, CliError> {
             })
             .await
             .map(super::run::exit_code)
-            .map_err(|e| match e.is_invalid() {
-                true => CliError::Invalid(e.to_string()),
-                false => CliError::Failed(e.to_string()),
-            });
+            .map_err(super::run::fullness_error);
         }
     };
     match ran {
