@@ -2,12 +2,14 @@
 //! dedicated OS thread (with a tiny current-thread runtime for timers) for blocking engines, so
 //! blocking calls never occupy async workers.
 //!
-//! Client shards are one OS thread per core, each driving a current-thread runtime; async
-//! clients are dealt round-robin across them, so a client's socket, timers and wake-ups stay on
-//! one thread (no work stealing, no cross-thread wake-ups per query). Inside a current-thread
-//! runtime (tests under paused time), futures are spawned on that runtime instead.
+//! Client shards are OS threads (as many as `use_client_threads` asked before the first client
+//! started, else one per core), each driving a current-thread runtime; async clients are dealt
+//! round-robin across them, so a client's socket, timers and wake-ups stay on one thread (no
+//! work stealing, no cross-thread wake-ups per query). Inside a current-thread runtime (tests
+//! under paused time), futures are spawned on that runtime instead.
 
 use std::future::Future;
+use std::sync::Mutex;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -67,12 +69,39 @@ struct Shards {
 
 static SHARDS: OnceLock<Shards> = OnceLock::new();
 
+/// The shard count asked for before the shards started (0: one per core).
+static ASKED: Mutex<usize> = Mutex::new(0);
+
+/// How many client shards this process runs: `threads`, if no client has started yet. The
+/// shards live as long as the process, so a later, different count cannot take effect; it is
+/// logged and the count in use returned.
+pub fn use_client_threads(threads: usize) -> usize {
+    if let Some(running) = SHARDS.get() {
+        let n = running.handles.len();
+        if n != threads {
+            tracing::warn!("{n} client threads are already running; {threads} asked for later");
+        }
+        return n;
+    }
+    *ASKED.lock().unwrap_or_else(|p| p.into_inner()) = threads.max(1);
+    threads.max(1)
+}
+
+/// The shards to start when `asked` were asked for (0: nobody asked, one per core).
+fn shard_count(asked: usize) -> usize {
+    match asked {
+        0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+        n => n,
+    }
+}
+
 /// The next client shard, starting the shards on first use.
 fn shard() -> std::io::Result<Handle> {
     if SHARDS.get().is_none() {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let mut handles = Vec::with_capacity(cores);
-        for i in 0..cores {
+        let count = shard_count(*ASKED.lock().unwrap_or_else(|p| p.into_inner()));
+        tracing::info!("{count} client threads");
+        let mut handles = Vec::with_capacity(count);
+        for i in 0..count {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
@@ -97,6 +126,13 @@ fn shard() -> std::io::Result<Handle> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_asked_thread_count_wins_over_the_cores() {
+        assert_eq!(shard_count(3), 3);
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        assert_eq!(shard_count(0), cores);
+    }
 
     #[tokio::test]
     async fn both_executions_deliver_the_output() {

@@ -101,9 +101,17 @@ pub async fn run(plan: &Plan, ctx: &mut RunCtx<'_>) -> Ending {
 
 /// The database part: its engine's instances loaded and driven through the phases and curve.
 async fn run_database(plan: DbPlan<'_>, ctx: &mut RunCtx<'_>) -> Ending {
+    start_client_threads(plan);
     match plan.db.instances.first().map(|i| i.engine) {
         None => Ending::failed(Stage::Setup, Reason("no instances".into())),
         Some(kind) => dispatch(kind, Run { plan, ctx }).await,
+    }
+}
+
+/// The plan's client thread count, for the clients and loaders about to start.
+fn start_client_threads(plan: DbPlan<'_>) {
+    if let Some(n) = plan.db.workload.client_threads {
+        crate::engines::runner::use_client_threads(n as usize);
     }
 }
 

@@ -137,6 +137,7 @@ pub struct UpRequest<'a> {
 /// running.
 pub async fn up(req: UpRequest<'_>) -> Result<Vec<UpInstance>, UpError> {
     refuse(req.plan, req.listen.is_some())?;
+    super::start_client_threads(req.plan);
     let Some(kind) = req.plan.db.instances.first().map(|i| i.engine) else {
         return Ok(Vec::new());
     };

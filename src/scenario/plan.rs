@@ -269,6 +269,10 @@ pub struct PlanWorkload {
     /// only for the duration of a transaction.
     #[serde(default)]
     pub connections: u32,
+    /// OS threads driving the network engines' clients; absent in results written before it
+    /// was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_threads: Option<u32>,
     /// Open-model target rate per instance (transactions/s); absent = closed loop.
     pub rate: Option<f64>,
     pub prepare: PrepareMode,
@@ -409,6 +413,7 @@ mod tests {
             benchmark,
             clients: 4,
             connections: 4,
+            client_threads: Some(1),
             rate: None,
             prepare: PrepareMode::Auto,
             max_attempts: 100,

@@ -412,6 +412,18 @@ fn check_url(url: &str, scheme: &str, key: &KeyPath) -> Result<(), Invalid> {
     Ok(())
 }
 
+/// Most client threads a plan may ask for.
+const MAX_CLIENT_THREADS: i64 = 1024;
+
+/// `workload.client_threads`'s default: half this host's cores, at least one. The clients
+/// need about a quarter of a 2-core host at the engines' saturation (measured on PostgreSQL
+/// and MariaDB with sysbench's oltp_read_write), and a thread more than they need costs a
+/// wake-up across cores per answer.
+fn default_client_threads() -> i64 {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    i64::try_from(cores / 2).unwrap_or(1).max(1)
+}
+
 fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, Invalid> {
     if let Some(rate) = w.rate
         && !(rate.is_finite() && rate > 0.0)
@@ -438,10 +450,18 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
         clients.into(),
         key.key("connections"),
     )?;
+    let client_threads = int_in(
+        w.client_threads,
+        default_client_threads(),
+        1,
+        MAX_CLIENT_THREADS,
+        key.key("client_threads"),
+    )?;
     Ok(PlanWorkload {
         benchmark,
         clients,
         connections,
+        client_threads: Some(client_threads),
         rate: w.rate,
         prepare,
         max_attempts,
@@ -452,6 +472,31 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_threads_default_to_half_the_cores() {
+        let toml = |extra: &str| {
+            format!(
+                "name = \"x\"\n[[instance]]\nengine = \"mariadb\"\n[workload]\nbenchmark = \"sysbench\"\n\
+                 test = \"oltp_read_write\"\nclients = 8\n{extra}[[phase]]\nname = \"a\"\nduration = \"1s\"\n"
+            )
+        };
+        let threads = |text: &str| {
+            let plan = super::super::load_str(text, "x.toml", &[], 1.0).unwrap();
+            plan.database.unwrap().workload.client_threads
+        };
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let half = u32::try_from(cores / 2).unwrap().max(1);
+        assert_eq!(threads(&toml("")), Some(half));
+        assert_eq!(threads(&toml("client_threads = 3\n")), Some(3));
+        let e = super::super::load_str(&toml("client_threads = 2000\n"), "x.toml", &[], 1.0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("workload.client_threads: must be at most 1024"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn external_urls_carry_no_password() {

@@ -64,6 +64,10 @@ pub struct WorkloadSection {
     /// Connections per instance shared by the clients, each held for one transaction.
     /// Default: one per client.
     pub connections: Option<i64>,
+    /// OS threads that drive the clients of the network engines (every instance's clients dealt
+    /// across them; SQLite's clients have a thread each). Default: half the host's cores, at
+    /// least 1 — on a host the engines share, more threads only add wake-ups across cores.
+    pub client_threads: Option<i64>,
     /// tpcc: warehouses per instance.
     pub warehouses: Option<i64>,
     /// tpcc: "spec" (keying and think times) or "none" (throughput mode). Default spec.
