@@ -24,6 +24,7 @@
 #   FLUSH_METHOD  innodb_flush_method (default fsync: data pages through the OS page cache, so a
 #                 restarted server warms its buffer pool from RAM rather than from the disk; this
 #                 benchmark measures the client, not the drive)
+#   CLIENT_THREADS  the scenario's workload.client_threads (default: drivebench's, half the cores)
 #   WORKDIR       directory kept between invocations: the private instance with its loaded data
 #                 (WORKDIR/target, reused by the next invocation) and each invocation's run
 #                 directories and /proc samples (WORKDIR/results-TIMESTAMP); without it all is
@@ -92,6 +93,7 @@ benchmark = "tpcc"
 warehouses = $WAREHOUSES
 pacing = "$2"
 $clients_line
+${CLIENT_THREADS:+client_threads = $CLIENT_THREADS}
 [[phase]]
 name = "precondition"
 duration = "${6}s"

@@ -3,7 +3,11 @@
 # same tables.
 # Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32"), SKIP_LOAD (1: no
 # load comparison), DRIVEBENCH (a drivebench binary to measure instead of this checkout's
-# release build).
+# release build), CLIENT_THREADS (drivebench's workload.client_threads; default its own), PGBENCH (1: after each pair also run pgbench, libpq's own C client, with
+# oltp_read_write's 18 statements per transaction as prepared statements on the same tables —
+# the floor of a client that waits for each answer before the next statement; its keys are
+# uniform, so its server work and TPS differ from the pair's, its client CPU per transaction
+# does not).
 #
 # Starts a private PostgreSQL cluster on a scratch directory, compares load speed (sysbench prepare vs
 # drivebench's loader, same 8 tables x 100,000 rows, PAIRS pairs in alternating order, each
@@ -50,6 +54,50 @@ settle() { psql -c CHECKPOINT; sleep 1; }
 SB_DB=--pgsql-db
 SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$port" --pgsql-user=postgres
     --tables=$TABLES --table-size=$ROWS --rand-type=special)
+
+# pgbench's transaction: sysbench oltp_read_write's statements in its order on one random table.
+pgbench_scripts() {
+    local t c="'83868641912-28773972837-60736120486-75162659906-27563526494-20381887404-41576422241-93426793964-56405065102-33518432330'"
+    for t in $(seq 1 "$TABLES"); do
+        {
+            printf '\\set p%s random(1, %s)\n' 1 "$ROWS" 2 "$ROWS" 3 "$ROWS" 4 "$ROWS" 5 "$ROWS" \
+                6 "$ROWS" 7 "$ROWS" 8 "$ROWS" 9 "$ROWS" 10 "$ROWS" u "$ROWS" v "$ROWS" d "$ROWS"
+            printf '\\set r%s random(1, %s)\n' 1 $((ROWS - 99)) 2 $((ROWS - 99)) 3 $((ROWS - 99)) 4 $((ROWS - 99))
+            echo "BEGIN;"
+            for i in $(seq 1 10); do echo "SELECT c FROM sbtest$t WHERE id = :p$i;"; done
+            echo "SELECT c FROM sbtest$t WHERE id BETWEEN :r1 AND :r1 + 99;"
+            echo "SELECT SUM(k) FROM sbtest$t WHERE id BETWEEN :r2 AND :r2 + 99;"
+            echo "SELECT c FROM sbtest$t WHERE id BETWEEN :r3 AND :r3 + 99 ORDER BY c;"
+            echo "SELECT DISTINCT c FROM sbtest$t WHERE id BETWEEN :r4 AND :r4 + 99 ORDER BY c;"
+            echo "UPDATE sbtest$t SET k = k + 1 WHERE id = :pu;"
+            echo "UPDATE sbtest$t SET c = $c WHERE id = :pv;"
+            echo "DELETE FROM sbtest$t WHERE id = :pd;"
+            echo "INSERT INTO sbtest$t (id, k, c, pad) VALUES (:pd, :p1, $c, '67847967377-48000963322-62604785301-91415491898-96926520291');"
+            echo "COMMIT;"
+        } > "$work/pgbench-$t.sql"
+    done
+}
+if [ "${PGBENCH:-0}" = 1 ]; then
+    command -v pgbench >/dev/null || { echo "pgbench missing: apt-get install -y postgresql-contrib" >&2; exit 2; }
+    third_tool() { # clients duration: one results row
+        [ -f "$work/pgbench-1.sql" ] || pgbench_scripts
+        rm -f "$work"/pgbench_log.*
+        local files=()
+        for t in $(seq 1 "$TABLES"); do files+=(-f "$work/pgbench-$t.sql"); done
+        (cd "$work" && /usr/bin/time -f "%U %S" -o "$work/pgb.time" pgbench -h 127.0.0.1 -p "$port" \
+            -U postgres -M prepared -n -c "$1" -j "$1" -T "$2" -l "${files[@]}" sbtest > "$work/pgb.out" 2>&1)
+        python3 - "$1" "$work" <<'PY'
+import glob, re, sys
+c, work = sys.argv[1], sys.argv[2]
+out = open(f"{work}/pgb.out").read()
+tx = int(re.search(r"actually processed: (\d+)", out).group(1))
+tps = float(re.search(r"tps = ([\d.]+)", out).group(1))
+lat = sorted(int(l.split()[2]) for f in glob.glob(f"{work}/pgbench_log.*") for l in open(f))
+u, s = map(float, open(f"{work}/pgb.time").read().split()[-2:])
+print(f"pgbench\t{c}\t{tps:.2f}\t{lat[int(len(lat) * 0.99)] / 1000:.2f}\t{(u + s) / tx * 1000:.4f}")
+PY
+    }
+fi
 
 ENGINE=postgres
 SERVER_PID=$(head -1 "$work/data/postmaster.pid")

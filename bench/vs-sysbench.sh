@@ -2,7 +2,7 @@
 # drivebench against sysbench 1.0 on one private MariaDB and the same tables.
 # Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32"), SKIP_LOAD (1: no
 # load comparison), DRIVEBENCH (a drivebench binary to measure instead of this checkout's
-# release build).
+# release build), CLIENT_THREADS (drivebench's workload.client_threads; default its own).
 #
 # Starts a private mariadbd on a scratch directory, compares load speed (sysbench prepare vs
 # drivebench's loader, same 8 tables x 100,000 rows, PAIRS pairs in alternating order, each

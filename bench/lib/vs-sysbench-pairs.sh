@@ -7,7 +7,10 @@
 # that of exited children, is reported for each load), and two functions: `fresh_db NAME`
 # (drop and create an empty database) and `settle` (return once the server has written out
 # what earlier loads left dirty, so no load pays for the one before it). SKIP_LOAD=1 leaves
-# out the load comparison.
+# out the load comparison; CLIENT_THREADS sets drivebench's workload.client_threads (default:
+# drivebench's own, half the cores). A caller may define `third_tool CLIENTS DURATION`, run after each
+# pair and printing one results row (tool, clients, TPS, p99 ms, client CPU-s per 1,000
+# transactions), shown below the table.
 
 scenario() { # clients duration prepare db
     cat > "$work/db.toml" <<TOML
@@ -25,6 +28,7 @@ table_size = $ROWS
 clients = $1
 rand_type = "special"
 prepare = "$3"
+${CLIENT_THREADS:+client_threads = $CLIENT_THREADS}
 [[phase]]
 name = "sample"
 duration = "${2}s"
@@ -109,7 +113,8 @@ s = json.load(open(f"{work}/db/result.json"))["phases"][-1]["summary"]
 u, sy = map(float, open(f"{work}/db.time").read().split()[-2:])
 print(f"drivebench\t{c}\t{s['tps']:.2f}\t{s['latency_ms']['p99']:.2f}\t{(u + sy) / s['transactions'] * 1000:.4f}")
 PY
-        tail -2 "$results" | sed "s/^/pair $p: /"
+        if declare -F third_tool >/dev/null; then third_tool "$c" "$DURATION" >> "$results"; fi
+        tail -"$(declare -F third_tool >/dev/null && echo 3 || echo 2)" "$results" | sed "s/^/pair $p: /"
     done
 done
 python3 - "$results" <<'PY'
@@ -121,4 +126,9 @@ for c in sorted({r[1] for r in rows}, key=int):
         return statistics.median(float(r[i]) for r in rows if r[0] == tool and r[1] == c)
     d, s = med("drivebench", 2), med("sysbench", 2)
     print(f"{c} | {d:.1f} | {s:.1f} | {d / s:.3f} | {med('drivebench', 3):.2f} | {med('sysbench', 3):.2f} | {med('drivebench', 4):.3f} | {med('sysbench', 4):.3f}")
+for tool in sorted({r[0] for r in rows} - {"drivebench", "sysbench"}):
+    for c in sorted({r[1] for r in rows if r[0] == tool}, key=int):
+        def med(i):
+            return statistics.median(float(r[i]) for r in rows if r[0] == tool and r[1] == c)
+        print(f"{tool} at {c} clients: {med(2):.1f} TPS, p99 {med(3):.2f} ms, {med(4):.3f} CPU-s/1000 tx")
 PY

@@ -403,12 +403,12 @@ impl Session for PgSession {
 
     async fn execute(&mut self, id: StmtId, params: &[Value]) -> Result<u64, EngineError> {
         let st = stmt(&self.stmts, id)?;
-        let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
-        let refs: Vec<&(dyn ToSql + Sync)> =
-            binds.iter().map(|b| b as &(dyn ToSql + Sync)).collect();
-        drive(&mut self.driver, self.client.execute(st, &refs))
-            .await
-            .map_err(classify)
+        drive(
+            &mut self.driver,
+            self.client.execute_raw(st, params.iter().map(Bind)),
+        )
+        .await
+        .map_err(classify)
     }
 
     async fn query(
