@@ -113,8 +113,9 @@ s = json.load(open(f"{work}/db/result.json"))["phases"][-1]["summary"]
 u, sy = map(float, open(f"{work}/db.time").read().split()[-2:])
 print(f"drivebench\t{c}\t{s['tps']:.2f}\t{s['latency_ms']['p99']:.2f}\t{(u + sy) / s['transactions'] * 1000:.4f}")
 PY
-        if declare -F third_tool >/dev/null; then third_tool "$c" "$DURATION" >> "$results"; fi
-        tail -"$(declare -F third_tool >/dev/null && echo 3 || echo 2)" "$results" | sed "s/^/pair $p: /"
+        rows_now=2
+        if declare -F third_tool >/dev/null; then third_tool "$c" "$DURATION" >> "$results"; rows_now=3; fi
+        tail -"$rows_now" "$results" | sed "s/^/pair $p: /"
     done
 done
 python3 - "$results" <<'PY'

@@ -3,13 +3,12 @@
 //! blocking calls never occupy async workers.
 //!
 //! Client shards are OS threads (as many as `use_client_threads` asked before the first client
-//! started, else one per core), each driving a current-thread runtime; async clients are dealt
+//! started, else `default_client_threads`), each driving a current-thread runtime; async clients are dealt
 //! round-robin across them, so a client's socket, timers and wake-ups stay on one thread (no
 //! work stealing, no cross-thread wake-ups per query). Inside a current-thread runtime (tests
 //! under paused time), futures are spawned on that runtime instead.
 
 use std::future::Future;
-use std::sync::Mutex;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -69,28 +68,34 @@ struct Shards {
 
 static SHARDS: OnceLock<Shards> = OnceLock::new();
 
-/// The shard count asked for before the shards started (0: one per core).
-static ASKED: Mutex<usize> = Mutex::new(0);
+/// The shard count asked for before the shards started (0: nobody asked).
+static ASKED: AtomicUsize = AtomicUsize::new(0);
 
-/// How many client shards this process runs: `threads`, if no client has started yet. The
-/// shards live as long as the process, so a later, different count cannot take effect; it is
-/// logged and the count in use returned.
-pub fn use_client_threads(threads: usize) -> usize {
+/// The client threads of a plan that names none: half this host's cores, at least one. The
+/// clients need about a quarter of a 2-core host at the engines' saturation (measured on
+/// PostgreSQL and MariaDB with sysbench's oltp_read_write), and a thread more than they need
+/// costs a wake-up across cores per answer.
+pub fn default_client_threads() -> usize {
+    (std::thread::available_parallelism().map_or(2, |n| n.get()) / 2).max(1)
+}
+
+/// Run `threads` client shards in this process, if no client has started yet. The shards live
+/// as long as the process, so a later, different count cannot take effect; it is logged.
+pub fn use_client_threads(threads: usize) {
     if let Some(running) = SHARDS.get() {
         let n = running.handles.len();
         if n != threads {
             tracing::warn!("{n} client threads are already running; {threads} asked for later");
         }
-        return n;
+        return;
     }
-    *ASKED.lock().unwrap_or_else(|p| p.into_inner()) = threads.max(1);
-    threads.max(1)
+    ASKED.store(threads, Ordering::Relaxed);
 }
 
-/// The shards to start when `asked` were asked for (0: nobody asked, one per core).
+/// The shards to start when `asked` were asked for (0: nobody asked, the default).
 fn shard_count(asked: usize) -> usize {
     match asked {
-        0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+        0 => default_client_threads(),
         n => n,
     }
 }
@@ -98,7 +103,7 @@ fn shard_count(asked: usize) -> usize {
 /// The next client shard, starting the shards on first use.
 fn shard() -> std::io::Result<Handle> {
     if SHARDS.get().is_none() {
-        let count = shard_count(*ASKED.lock().unwrap_or_else(|p| p.into_inner()));
+        let count = shard_count(ASKED.load(Ordering::Relaxed));
         tracing::info!("{count} client threads");
         let mut handles = Vec::with_capacity(count);
         for i in 0..count {
@@ -131,7 +136,7 @@ mod tests {
     fn the_asked_thread_count_wins_over_the_cores() {
         assert_eq!(shard_count(3), 3);
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        assert_eq!(shard_count(0), cores);
+        assert_eq!(shard_count(0), (cores / 2).max(1));
     }
 
     #[tokio::test]

@@ -415,15 +415,6 @@ fn check_url(url: &str, scheme: &str, key: &KeyPath) -> Result<(), Invalid> {
 /// Most client threads a plan may ask for.
 const MAX_CLIENT_THREADS: i64 = 1024;
 
-/// `workload.client_threads`'s default: half this host's cores, at least one. The clients
-/// need about a quarter of a 2-core host at the engines' saturation (measured on PostgreSQL
-/// and MariaDB with sysbench's oltp_read_write), and a thread more than they need costs a
-/// wake-up across cores per answer.
-fn default_client_threads() -> i64 {
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    i64::try_from(cores / 2).unwrap_or(1).max(1)
-}
-
 fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, Invalid> {
     if let Some(rate) = w.rate
         && !(rate.is_finite() && rate > 0.0)
@@ -452,7 +443,7 @@ fn resolve_workload(w: &WorkloadSection, key: &KeyPath) -> Result<PlanWorkload, 
     )?;
     let client_threads = int_in(
         w.client_threads,
-        default_client_threads(),
+        i64::try_from(crate::engines::runner::default_client_threads()).unwrap_or(1),
         1,
         MAX_CLIENT_THREADS,
         key.key("client_threads"),
