@@ -187,8 +187,13 @@ fn external_attach(engine: Engine) {
     let tx = result["phases"][1]["summary"]["transactions"].as_u64();
     assert!(tx.unwrap() > 0, "{result}");
     assert_eq!(result["plan"]["instances"][0]["url"], url);
-    if let External::Mariadb(server) = &server {
-        crate::mariadb::an_attached_server_keeps_its_ways(server);
+    match &server {
+        External::Mariadb(server) => crate::mariadb::an_attached_server_keeps_its_ways(server),
+        External::Postgres(server) => {
+            let keyed = crate::postgres::loaded_tables_are_keyed_as_sysbench_keys_them;
+            keyed(server.port(), "drivebench_ext", 10_000);
+        }
+        External::Emulator(_) => {}
     }
 }
 

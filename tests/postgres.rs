@@ -225,3 +225,54 @@ fn numerics_and_timestamps_round_trip_through_statements_and_copy() {
     });
     drop(server);
 }
+
+/// The tables drivebench loaded on an attached cluster are keyed as sysbench keys them: the
+/// primary key on `id` (which the load builds once the rows are in) and `k_N` on `k`, under
+/// sysbench's names, and the key holds every row once.
+pub fn loaded_tables_are_keyed_as_sysbench_keys_them(port: u16, db: &str, table_size: i64) {
+    use drivebench::engines::postgres::PgConnector;
+    use drivebench::engines::{Connector, Rows, Session, Value};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let url = format!("postgres://postgres@127.0.0.1:{port}/{db}");
+        let c = PgConnector::new(&url, None).await.unwrap();
+        let mut s = c.connect().await.unwrap();
+        let q = s
+            .prepare(
+                "SELECT i.indexname::text, i.indexdef, COALESCE(c.contype::text, '-') \
+                 FROM pg_indexes i LEFT JOIN pg_constraint c ON c.conname = i.indexname \
+                 WHERE i.tablename = 'sbtest1' ORDER BY 1",
+            )
+            .await
+            .unwrap();
+        let mut rows = Rows::default();
+        s.query(q, &[], &mut rows).await.unwrap();
+        let text = |r: usize, c: usize| match rows.get(r, c) {
+            Some(Value::Text(t)) => t.clone(),
+            other => panic!("row {r} column {c}: {other:?}"),
+        };
+        assert_eq!(rows.fetched, 2, "{:?}", rows.values);
+        assert_eq!(text(0, 0), "k_1");
+        assert!(text(0, 1).ends_with("USING btree (k)"), "{}", text(0, 1));
+        assert_eq!(text(1, 0), "sbtest1_pkey");
+        assert!(
+            text(1, 1).starts_with("CREATE UNIQUE INDEX"),
+            "{}",
+            text(1, 1)
+        );
+        assert_eq!(text(1, 2), "p", "a primary key constraint");
+        let q = s
+            .prepare("SELECT COUNT(DISTINCT id)::int8, MIN(id)::int8, MAX(id)::int8 FROM sbtest1")
+            .await
+            .unwrap();
+        s.query(q, &[], &mut rows).await.unwrap();
+        assert_eq!(
+            rows.values,
+            [
+                Value::Int(table_size),
+                Value::Int(1),
+                Value::Int(table_size)
+            ]
+        );
+    });
+}

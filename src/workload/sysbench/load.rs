@@ -1,8 +1,9 @@
 //! sysbench `prepare`: create the tables, load them in parallel (one connection per worker,
-//! tables dealt round-robin as sysbench does), build the secondary index after the load, check
-//! the rows each load wrote, and record the load's parameters so a later run can reuse it
-//! (`prepare = auto`). Rows are generated in chunks while the engine loads them: one streamed
-//! bulk statement per table where the engine has one, multi-row INSERTs otherwise.
+//! tables dealt round-robin as sysbench does), build the secondary index (and on PostgreSQL the
+//! primary key: `PrimaryKey::AfterLoad`) after the load, check the rows each load wrote, and
+//! record the load's parameters so a later run can reuse it (`prepare = auto`). Rows are
+//! generated in chunks while the engine loads them: one streamed bulk statement per table where
+//! the engine has one, multi-row INSERTs otherwise.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -259,6 +260,12 @@ async fn load_worker<C: Connector>(job: LoadJob<C>, tables: Vec<u32>) -> Result<
                 expected,
             });
         }
+        if let PrimaryKey::AfterLoad = PrimaryKey::of(st) {
+            let ts = t.to_string();
+            s.execute_text(&st.render("load_primary_key", &[("table", &ts)]))
+                .await
+                .map_err(step(format!("add the primary key of sbtest{t}")))?;
+        }
     }
     if opts.create_secondary {
         for t in &tables {
@@ -318,6 +325,34 @@ async fn create_index<S: Session>(s: &mut S, st: &Statements, table: u32) -> Res
     Ok(())
 }
 
+/// When a loaded table gets its primary key: a dialect whose statements have
+/// `load_primary_key` creates the table without it and builds it once the rows are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PrimaryKey {
+    /// In `create_table`, maintained row by row as the load inserts.
+    InCreate,
+    /// `load_create_table`, then `load_primary_key` after the load.
+    AfterLoad,
+}
+
+impl PrimaryKey {
+    fn of(st: &Statements) -> Self {
+        if st.has("load_primary_key") {
+            PrimaryKey::AfterLoad
+        } else {
+            PrimaryKey::InCreate
+        }
+    }
+
+    /// The statement that creates the table to load.
+    fn create_statement(self) -> &'static str {
+        match self {
+            PrimaryKey::InCreate => "create_table",
+            PrimaryKey::AfterLoad => "load_create_table",
+        }
+    }
+}
+
 /// The table one `load_table` call fills, and how.
 struct Table {
     number: u32,
@@ -374,7 +409,8 @@ async fn load_table<S: Session>(
     s.execute_text(&st.render("drop_table", &[("table", &ts)]))
         .await
         .map_err(step(format!("drop sbtest{number}")))?;
-    s.execute_text(&st.render("create_table", &[("table", &ts)]))
+    let create = PrimaryKey::of(st).create_statement();
+    s.execute_text(&st.render(create, &[("table", &ts)]))
         .await
         .map_err(step(format!("create sbtest{number}")))?;
     if opts.test == SysbenchTest::OltpInsert && !opts.auto_inc {
@@ -418,5 +454,39 @@ async fn load_table<S: Session>(
     match fed {
         Fed::Done { written, .. } => Ok(written),
         Fed::Interrupted => Err(LoadError::Interrupted),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::Dialect;
+    use crate::workload::sysbench::statements;
+
+    #[test]
+    fn only_postgres_builds_its_primary_key_after_the_load() {
+        for dialect in [
+            Dialect::Sqlite,
+            Dialect::Mysql,
+            Dialect::Postgres,
+            Dialect::Mssql,
+        ] {
+            let st = statements(dialect);
+            let key = PrimaryKey::of(&st);
+            let expected = if dialect == Dialect::Postgres {
+                PrimaryKey::AfterLoad
+            } else {
+                PrimaryKey::InCreate
+            };
+            assert_eq!(key, expected, "{dialect:?}");
+            assert!(st.has(key.create_statement()), "{dialect:?}");
+            // The table the load creates has no key of its own; the key comes after.
+            let created = st.render(key.create_statement(), &[("table", "1")]);
+            assert_eq!(
+                created.contains("PRIMARY KEY"),
+                key == PrimaryKey::InCreate,
+                "{created}"
+            );
+        }
     }
 }
