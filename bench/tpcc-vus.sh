@@ -24,7 +24,7 @@
 #   FLUSH_METHOD  innodb_flush_method (default fsync: data pages through the OS page cache, so a
 #                 restarted server warms its buffer pool from RAM rather than from the disk; this
 #                 benchmark measures the client, not the drive)
-#   CLIENT_THREADS  the scenario's workload.client_threads (default: drivebench's, half the cores)
+#   CLIENT_THREADS  the scenario's workload.client_threads (default: drivebench's, one per core)
 #   WORKDIR       directory kept between invocations: the private instance with its loaded data
 #                 (WORKDIR/target, reused by the next invocation) and each invocation's run
 #                 directories and /proc samples (WORKDIR/results-TIMESTAMP); without it all is

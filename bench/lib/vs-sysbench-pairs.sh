@@ -8,7 +8,7 @@
 # (drop and create an empty database) and `settle` (return once the server has written out
 # what earlier loads left dirty, so no load pays for the one before it). SKIP_LOAD=1 leaves
 # out the load comparison; CLIENT_THREADS sets drivebench's workload.client_threads (default:
-# drivebench's own, half the cores). A caller may define `third_tool CLIENTS DURATION`, run after each
+# drivebench's own, one per core). A caller may define `third_tool CLIENTS DURATION`, run after each
 # pair and printing one results row (tool, clients, TPS, p99 ms, client CPU-s per 1,000
 # transactions), shown below the table.
 

@@ -71,12 +71,12 @@ static SHARDS: OnceLock<Shards> = OnceLock::new();
 /// The shard count asked for before the shards started (0: nobody asked).
 static ASKED: AtomicUsize = AtomicUsize::new(0);
 
-/// The client threads of a plan that names none: half this host's cores, at least one. The
-/// clients need about a quarter of a 2-core host at the engines' saturation (measured on
-/// PostgreSQL and MariaDB with sysbench's oltp_read_write), and a thread more than they need
-/// costs a wake-up across cores per answer.
+/// The client threads of a plan that names none: one per core of this host. With fewer, a
+/// client thread that is ready to run waits behind a server process on its core while another
+/// core idles: one thread on a 2-core host left 5-7 % of it idle at saturation, where two left
+/// 1-2 % (PostgreSQL and MariaDB, sysbench's oltp_read_write).
 pub fn default_client_threads() -> usize {
-    (std::thread::available_parallelism().map_or(2, |n| n.get()) / 2).max(1)
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 /// Run `threads` client shards in this process, if no client has started yet. The shards live

@@ -465,7 +465,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn client_threads_default_to_half_the_cores() {
+    fn client_threads_default_to_one_per_core() {
         let toml = |extra: &str| {
             format!(
                 "name = \"x\"\n[[instance]]\nengine = \"mariadb\"\n[workload]\nbenchmark = \"sysbench\"\n\
@@ -477,8 +477,7 @@ mod tests {
             plan.database.unwrap().workload.client_threads
         };
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let half = u32::try_from(cores / 2).unwrap().max(1);
-        assert_eq!(threads(&toml("")), Some(half));
+        assert_eq!(threads(&toml("")), Some(u32::try_from(cores).unwrap()));
         assert_eq!(threads(&toml("client_threads = 3\n")), Some(3));
         let e = super::super::load_str(&toml("client_threads = 2000\n"), "x.toml", &[], 1.0)
             .unwrap_err()

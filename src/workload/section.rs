@@ -65,8 +65,7 @@ pub struct WorkloadSection {
     /// Default: one per client.
     pub connections: Option<i64>,
     /// OS threads that drive the clients of the network engines (every instance's clients dealt
-    /// across them; SQLite's clients have a thread each). Default: half the host's cores, at
-    /// least 1 — on a host the engines share, more threads only add wake-ups across cores.
+    /// across them; SQLite's clients have a thread each). Default: one per core of the host.
     pub client_threads: Option<i64>,
     /// tpcc: warehouses per instance.
     pub warehouses: Option<i64>,
