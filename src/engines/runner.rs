@@ -73,8 +73,8 @@ static ASKED: AtomicUsize = AtomicUsize::new(0);
 
 /// The client threads of a plan that names none: one per core of this host. With fewer, a
 /// client thread that is ready to run waits behind a server process on its core while another
-/// core idles: one thread on a 2-core host left 5-7 % of it idle at saturation, where two left
-/// 1-2 % (PostgreSQL and MariaDB, sysbench's oltp_read_write).
+/// core idles: at saturation on a 2-core host, one thread left 6-7 % of it idle and two about
+/// 2 % (PostgreSQL, sysbench's oltp_read_write at 8 clients; MariaDB alike).
 pub fn default_client_threads() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
 }
