@@ -136,7 +136,7 @@ mod tests {
     fn the_asked_thread_count_wins_over_the_cores() {
         assert_eq!(shard_count(3), 3);
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        assert_eq!(shard_count(0), (cores / 2).max(1));
+        assert_eq!(shard_count(0), cores);
     }
 
     #[tokio::test]
