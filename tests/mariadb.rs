@@ -174,11 +174,13 @@ fn sessions_reach_the_server_through_its_unix_socket(socket: &std::path::Path) {
     });
 }
 
-/// LOAD DATA (MySQL's load path; MariaDB accepts the same statement) with and without escapes:
-/// each reads back what was sent, and rows declared plain that hold a tab fail the load with a
-/// message naming the value.
+/// MariaDB's load path (COM_STMT_BULK_EXECUTE) reads back every value as it was sent, NULLs
+/// and control characters included, over more rows than one command carries. LOAD DATA
+/// (MySQL's load path; MariaDB accepts the same statement) with and without escapes: each reads
+/// back what was sent, and rows declared plain that hold a tab fail the load with a message
+/// naming the value.
 fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
-    use drivebench::engines::mysql::MysqlConnector;
+    use drivebench::engines::mysql::{MysqlConnector, MysqlSession};
     use drivebench::engines::{BulkPath, BulkText, Connector, Rows, Session, Value};
     let url = format!("mysql://root@127.0.0.1:{port}/drivebench_bulk");
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -186,58 +188,87 @@ fn bulk_text_round_trips_and_plain_refuses_what_needs_escaping(port: u16) {
         let c = MysqlConnector::new(&url, None).await.unwrap();
         let mut s = c.connect().await.unwrap();
         // Choosing the load path leaves no prepared statement behind on the server; MariaDB
-        // loads through INSERT, and the load connection sends text as bytes.
+        // loads through COM_STMT_BULK_EXECUTE with the keys in the rows, and the load
+        // connection sends text as bytes.
         let count = s
             .prepare("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
             .await
             .unwrap();
         let mut before = Rows::default();
         s.query(count, &[], &mut before).await.unwrap();
-        assert_eq!(s.bulk_path().await.unwrap(), BulkPath::None);
+        let path = s.bulk_path().await.unwrap();
+        assert_eq!(path, BulkPath::Stream { auto_ids: false });
         let mut after = Rows::default();
         s.query(count, &[], &mut after).await.unwrap();
         assert_eq!(after.values, before.values);
         let charset = s.prepare("SELECT @@character_set_client").await.unwrap();
         s.query(charset, &[], &mut after).await.unwrap();
         assert_eq!(after.values, [Value::Text("binary".into())]);
-        let load = async |s: &mut <MysqlConnector as Connector>::Session,
-                          text: BulkText,
-                          rows: Vec<Value>| {
+        let fresh = async |s: &mut MysqlSession| {
             s.execute_text("DROP TABLE IF EXISTS t").await.unwrap();
             s.execute_text("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(40) NULL)")
                 .await
                 .unwrap();
-            let (tx, rx) = tokio::sync::mpsc::channel(2);
-            tx.send(rows).await.unwrap();
-            drop(tx);
-            s.bulk_load("t", &["id", "v"], text, rx).await
         };
-        let read = async |s: &mut <MysqlConnector as Connector>::Session| {
+        let chunks = |rows: Vec<Vec<Value>>| {
+            let (tx, rx) = tokio::sync::mpsc::channel(rows.len().max(1));
+            for r in rows {
+                tx.try_send(r).unwrap();
+            }
+            rx
+        };
+        let read = async |s: &mut MysqlSession| {
             let q = s.prepare("SELECT id, v FROM t ORDER BY id").await.unwrap();
             let mut rows = Rows::default();
             s.query(q, &[], &mut rows).await.unwrap();
             rows.values
         };
-        let plain = vec![
-            Value::Int(1),
-            Value::Text("12345678901-23456789012".into()),
-            Value::Int(2),
-            Value::Text(String::new()),
-        ];
-        assert_eq!(
-            load(&mut s, BulkText::Plain, plain.clone()).await.unwrap(),
-            2
-        );
-        assert_eq!(read(&mut s).await, plain);
         let any = vec![
             Value::Int(1),
             Value::Text("tab\there\\ and\nnewline".into()),
             Value::Int(2),
             Value::Null,
         ];
-        assert_eq!(load(&mut s, BulkText::Any, any.clone()).await.unwrap(), 2);
+        // 12,002 rows in three commands, with a commit on the way.
+        let long: Vec<Value> = (3..12_003)
+            .flat_map(|i| [Value::Int(i), Value::Text(format!("{i:040}"))])
+            .collect();
+        fresh(&mut s).await;
+        let sent = chunks(vec![
+            any.clone(),
+            long[..4_000].to_vec(),
+            long[4_000..].to_vec(),
+        ]);
+        let loaded = s.bulk_load("t", &["id", "v"], BulkText::Plain, sent).await;
+        assert_eq!(loaded.unwrap(), 12_002);
+        let mut all = any.clone();
+        all.extend(long);
+        assert_eq!(read(&mut s).await, all);
+
+        let plain = vec![
+            Value::Int(1),
+            Value::Text("12345678901-23456789012".into()),
+            Value::Int(2),
+            Value::Text(String::new()),
+        ];
+        fresh(&mut s).await;
+        let loaded = s.load_data(
+            "t",
+            &["id", "v"],
+            BulkText::Plain,
+            chunks(vec![plain.clone()]),
+        );
+        assert_eq!(loaded.await.unwrap(), 2);
+        assert_eq!(read(&mut s).await, plain);
+        fresh(&mut s).await;
+        let loaded = s.load_data("t", &["id", "v"], BulkText::Any, chunks(vec![any.clone()]));
+        assert_eq!(loaded.await.unwrap(), 2);
         assert_eq!(read(&mut s).await, any);
-        let err = load(&mut s, BulkText::Plain, any).await.unwrap_err();
+        fresh(&mut s).await;
+        let err = s
+            .load_data("t", &["id", "v"], BulkText::Plain, chunks(vec![any]))
+            .await
+            .unwrap_err();
         assert!(err.to_string().contains("needs escaping"), "{err}");
     });
 }
@@ -375,7 +406,7 @@ fn a_second_signal_aborts_at_once_and_still_closes_the_results() {
 }
 
 #[test]
-fn mariadb_loads_through_insert_and_needs_no_local_infile() {
+fn mariadb_loads_through_bulk_execute_and_needs_no_local_infile() {
     need!(Mariadb);
     let r = ServerRun::new(SCENARIO);
     let (out, result) = r.run(&[
@@ -384,7 +415,7 @@ fn mariadb_loads_through_insert_and_needs_no_local_infile() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let log = std::fs::read_to_string(r.out().join("drivebench.log")).unwrap();
-    assert!(log.contains("loading with INSERT"), "{log}");
+    assert!(log.contains("loading with COM_STMT_BULK_EXECUTE"), "{log}");
     let load = &result["instances"][0]["load"];
     assert_eq!(load["rows"], 4 * 2345, "{load}");
     assert!(

@@ -21,6 +21,12 @@ pub const PS_MULTI_RESULTS: u32 = 0x4_0000;
 pub const PLUGIN_AUTH: u32 = 0x8_0000;
 pub const PLUGIN_AUTH_LENENC_DATA: u32 = 0x20_0000;
 pub const DEPRECATE_EOF: u32 = 0x100_0000;
+/// In a greeting, set by MySQL and clear from MariaDB, which then sends its extended
+/// capabilities (the same bit as LONG_PASSWORD, which MariaDB's greeting leaves out).
+const CLIENT_MYSQL: u32 = 0x1;
+/// MariaDB's extended capability: COM_STMT_BULK_EXECUTE, one prepared statement over many
+/// rows of parameters in one command.
+pub const MARIADB_STMT_BULK_OPERATIONS: u32 = 0x4;
 
 /// What we ask for; the server's greeting decides which of these hold.
 const WANTED: u32 = LONG_PASSWORD
@@ -44,6 +50,8 @@ const UTF8MB4: u8 = 45;
 pub struct Greeting {
     pub version: String,
     pub capabilities: u32,
+    /// MariaDB's extended capabilities; 0 from a MySQL server.
+    pub mariadb_capabilities: u32,
     pub nonce: Vec<u8>,
     pub plugin: String,
 }
@@ -60,11 +68,16 @@ impl Greeting {
         c.u8()?;
         let mut capabilities = u32::from(c.u16()?);
         let mut plugin = String::from("mysql_native_password");
+        let mut mariadb_capabilities = 0;
         if let Ok(_charset) = c.u8() {
             c.u16()?; // status
             capabilities |= u32::from(c.u16()?) << 16;
             let data_len = usize::from(c.u8()?);
-            c.bytes(10)?;
+            c.bytes(6)?;
+            let extended = c.u32()?;
+            if capabilities & CLIENT_MYSQL == 0 {
+                mariadb_capabilities = extended;
+            }
             if capabilities & SECURE_CONNECTION != 0 {
                 let n = data_len.saturating_sub(8).max(13);
                 let part = c.bytes(n)?;
@@ -77,29 +90,50 @@ impl Greeting {
         Ok(Greeting {
             version,
             capabilities,
+            mariadb_capabilities,
             nonce,
             plugin,
         })
     }
 
     /// The capabilities both sides have.
-    pub fn agreed(&self) -> u32 {
-        self.capabilities & WANTED
+    pub fn agreed(&self) -> Agreed {
+        Agreed {
+            flags: self.capabilities & WANTED,
+            mariadb: self.mariadb_capabilities & WANTED_MARIADB,
+        }
     }
 
     /// What we tell the server we use: the agreed capabilities, and TLS when we asked for it.
-    fn ours(&self, tls: bool) -> u32 {
-        self.agreed() | if tls { SSL } else { 0 }
+    fn ours(&self, tls: bool) -> Agreed {
+        let agreed = self.agreed();
+        Agreed {
+            flags: agreed.flags | if tls { SSL } else { 0 },
+            ..agreed
+        }
     }
 }
 
-/// The fixed head of a handshake response: capabilities, maximum packet, character set.
-fn head(caps: u32) -> Vec<u8> {
+/// MariaDB's extended capabilities we ask for.
+const WANTED_MARIADB: u32 = MARIADB_STMT_BULK_OPERATIONS;
+
+/// The capabilities both sides have: the protocol's flags and MariaDB's extended ones (none
+/// with a MySQL server).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Agreed {
+    pub flags: u32,
+    pub mariadb: u32,
+}
+
+/// The fixed head of a handshake response: capabilities, maximum packet, character set, then
+/// 19 reserved bytes and MariaDB's extended capabilities (read by a MariaDB server only).
+fn head(caps: Agreed) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
-    out.extend_from_slice(&caps.to_le_bytes());
+    out.extend_from_slice(&caps.flags.to_le_bytes());
     out.extend_from_slice(&(1u32 << 30).to_le_bytes());
     out.push(UTF8MB4);
-    out.extend_from_slice(&[0; 23]);
+    out.extend_from_slice(&[0; 19]);
+    out.extend_from_slice(&caps.mariadb.to_le_bytes());
     out
 }
 
@@ -112,8 +146,9 @@ pub fn ssl_request(g: &Greeting) -> Vec<u8> {
 /// HandshakeResponse41, with the proof for the greeting's plugin (after an SSLRequest when
 /// `tls`).
 pub fn response(g: &Greeting, tls: bool, user: &str, proof: &[u8], db: &str) -> Vec<u8> {
-    let caps = g.ours(tls);
-    let mut out = head(caps);
+    let ours = g.ours(tls);
+    let caps = ours.flags;
+    let mut out = head(ours);
     out.extend_from_slice(user.as_bytes());
     out.push(0);
     if caps & PLUGIN_AUTH_LENENC_DATA != 0 {
@@ -230,21 +265,35 @@ mod tests {
         p.extend_from_slice(&2u16.to_le_bytes());
         p.extend_from_slice(&0x81bfu16.to_le_bytes());
         p.push(21);
-        p.extend_from_slice(&[0; 10]);
+        p.extend_from_slice(&[0; 6]);
+        // MariaDB's extended capabilities: progress, bulk, extended metadata, metadata cache.
+        p.extend_from_slice(&0x1du32.to_le_bytes());
         p.extend_from_slice(b"ijklmnopqrst\0");
         p.extend_from_slice(b"mysql_native_password\0");
         let g = Greeting::parse(&p).unwrap();
+        assert_eq!(g.mariadb_capabilities, 0x1d);
+        assert_eq!(g.agreed().mariadb, MARIADB_STMT_BULK_OPERATIONS);
+        // The extended capabilities go in the last 4 of the 23 reserved bytes.
+        let head = ssl_request(&g);
+        assert_eq!(head[13..28], [0; 15]);
+        assert_eq!(head[28..32], MARIADB_STMT_BULK_OPERATIONS.to_le_bytes());
         assert_eq!(g.version, "10.11.19-MariaDB");
         assert_eq!(g.nonce, b"abcdefghijklmnopqrst");
         assert_eq!(g.plugin, "mysql_native_password");
         assert_eq!(g.capabilities, 0x81bf_f7fe);
-        assert_eq!(g.agreed() & SSL, 0, "TLS only when asked for");
+        assert_eq!(g.agreed().flags & SSL, 0, "TLS only when asked for");
         assert_eq!(ssl_request(&g).len(), 32);
         assert_eq!(
             u32::from_le_bytes(ssl_request(&g)[..4].try_into().unwrap()) & SSL,
             SSL
         );
         assert!(Greeting::parse(&p[..20]).is_err());
+        // MySQL sets CLIENT_MYSQL and its reserved bytes mean nothing.
+        let at = 1 + 17 + 4 + 9;
+        p[at] |= 1;
+        let mysql = Greeting::parse(&p).unwrap();
+        assert_eq!(mysql.mariadb_capabilities, 0);
+        assert_eq!(mysql.agreed().mariadb, 0);
     }
 
     #[test]

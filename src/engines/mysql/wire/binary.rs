@@ -39,22 +39,85 @@ pub fn put_execute(out: &mut Vec<u8>, stmt: u32, params: &[Value]) {
     }
     out.push(1);
     for p in params {
-        let kind = match p {
-            Value::Null => NULL,
-            Value::Int(_) => LONGLONG,
-            Value::Float(_) => DOUBLE,
-            Value::Text(_) => VAR_STRING,
-        };
-        out.extend_from_slice(&[kind, 0]);
+        out.extend_from_slice(&[kind(p), 0]);
     }
     for p in params {
-        match p {
-            Value::Null => {}
-            Value::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
-            Value::Float(f) => out.extend_from_slice(&f.to_le_bytes()),
-            Value::Text(s) => put_lenenc_bytes(out, s.as_bytes()),
-        }
+        put_value(out, p);
     }
+}
+
+/// The binary protocol's type for a value.
+fn kind(v: &Value) -> u8 {
+    match v {
+        Value::Null => NULL,
+        Value::Int(_) => LONGLONG,
+        Value::Float(_) => DOUBLE,
+        Value::Text(_) => VAR_STRING,
+    }
+}
+
+fn put_value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => {}
+        Value::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
+        Value::Float(f) => out.extend_from_slice(&f.to_le_bytes()),
+        Value::Text(s) => put_lenenc_bytes(out, s.as_bytes()),
+    }
+}
+
+/// COM_STMT_BULK_EXECUTE (MariaDB) flag: the parameters' types follow the flags.
+const SEND_TYPES_TO_SERVER: u16 = 128;
+/// A bulk row's parameter indicators: a value follows, or the parameter is NULL.
+const INDICATOR_VALUE: u8 = 0;
+const INDICATOR_NULL: u8 = 1;
+
+/// COM_STMT_BULK_EXECUTE's payload after the command byte, for the leading rows of `rows`
+/// (row-major, `width` values each): statement id, flags, one type per column, then for each
+/// row and value an indicator and the value. A column's type is that of its first non-NULL
+/// value; the rows stop before one whose value has another type, or once the payload has
+/// reached `max_bytes`. Gives the rows written, at least one when there are rows.
+pub fn put_bulk(
+    out: &mut Vec<u8>,
+    stmt: u32,
+    rows: &[Value],
+    width: usize,
+    max_bytes: usize,
+) -> usize {
+    let types: Vec<u8> = (0..width)
+        .map(|col| {
+            rows.iter()
+                .skip(col)
+                .step_by(width)
+                .find(|v| **v != Value::Null)
+                .map_or(NULL, kind)
+        })
+        .collect();
+    out.extend_from_slice(&stmt.to_le_bytes());
+    out.extend_from_slice(&SEND_TYPES_TO_SERVER.to_le_bytes());
+    for t in &types {
+        out.extend_from_slice(&[*t, 0]);
+    }
+    let start = out.len();
+    let mut written = 0;
+    for row in rows.chunks_exact(width) {
+        let fits = row
+            .iter()
+            .zip(&types)
+            .all(|(v, t)| *v == Value::Null || kind(v) == *t);
+        if written > 0 && (!fits || out.len() - start >= max_bytes) {
+            break;
+        }
+        for v in row {
+            if *v == Value::Null {
+                out.push(INDICATOR_NULL);
+            } else {
+                out.push(INDICATOR_VALUE);
+                put_value(out, v);
+            }
+        }
+        written += 1;
+    }
+    written
 }
 
 /// One binary row's values, appended to `out`.
@@ -133,6 +196,38 @@ mod tests {
 
     fn col(kind: u8, flags: u16) -> Column {
         Column { kind, flags }
+    }
+
+    #[test]
+    fn bulk_payload_types_columns_once_and_marks_nulls() {
+        let rows = [
+            Value::Int(1),
+            Value::Null,
+            Value::Int(2),
+            Value::Text("ab".into()),
+        ];
+        let mut out = Vec::new();
+        assert_eq!(put_bulk(&mut out, 9, &rows, 2, 1 << 20), 2);
+        let mut want = vec![9, 0, 0, 0, 128, 0, LONGLONG, 0, VAR_STRING, 0];
+        want.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0, 0, 0, 1]);
+        want.extend_from_slice(&[0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, b'a', b'b']);
+        assert_eq!(out, want);
+    }
+
+    #[test]
+    fn bulk_payload_stops_at_a_new_type_or_the_size_cap() {
+        let rows = [Value::Int(1), Value::Int(2), Value::Text("3".into())];
+        let mut out = Vec::new();
+        assert_eq!(put_bulk(&mut out, 1, &rows, 1, 1 << 20), 2);
+        out.clear();
+        assert_eq!(put_bulk(&mut out, 1, &rows[2..], 1, 1 << 20), 1);
+        out.clear();
+        // One row always goes, whatever its size.
+        assert_eq!(put_bulk(&mut out, 1, &rows, 1, 1), 1);
+        let all_null = [Value::Null, Value::Null];
+        out.clear();
+        assert_eq!(put_bulk(&mut out, 1, &all_null, 1, 1 << 20), 2);
+        assert_eq!(out[6], NULL);
     }
 
     #[test]

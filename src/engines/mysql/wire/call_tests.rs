@@ -86,6 +86,7 @@ async fn call_then_statement(deprecate_eof: bool) {
     let mut conn = Conn {
         io: Framed::new(stream),
         deprecate_eof,
+        bulk: false,
         columns: Vec::new(),
         pending: false,
     };

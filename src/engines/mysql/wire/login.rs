@@ -40,7 +40,7 @@ impl Target {
 
 /// Log in on `io`, just opened to `t`; the connection (over TLS when it went so) and the
 /// capabilities both sides agreed on.
-pub async fn login(mut io: Framed, t: &Target) -> Result<(Framed, u32), EngineError> {
+pub async fn login(mut io: Framed, t: &Target) -> Result<(Framed, auth::Agreed), EngineError> {
     let p = io.read().await.map_err(lost)?;
     if p.first() == Some(&0xff) {
         return Err(server_error(p));

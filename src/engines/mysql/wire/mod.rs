@@ -1,10 +1,11 @@
 //! drivebench's own client for the MySQL client/server protocol, used by the benchmark sessions:
 //! text queries, server-side prepared statements, binary result rows read straight out of one
-//! receive buffer, and LOAD DATA LOCAL INFILE. A result row the workload does not keep costs a
-//! length check: no packet copy, no per-row allocation and no decode, which is most of the
-//! client's CPU per transaction with a general-purpose driver (sysbench's transactions fetch
-//! about 300 rows each). TCP (with TLS when the URL's `ssl-mode` asks for it), or the server's
-//! unix socket when the URL names one (`?socket=PATH`). The connection phase (`login`) speaks
+//! receive buffer, MariaDB's bulk execution (COM_STMT_BULK_EXECUTE) and LOAD DATA LOCAL INFILE.
+//! A result row the workload does not keep costs a length check: no packet copy, no per-row
+//! allocation and no decode, which is most of the client's CPU per transaction with a
+//! general-purpose driver (sysbench's transactions fetch about 300 rows each). TCP (with TLS
+//! when the URL's `ssl-mode` asks for it), or the server's unix socket when the URL names one
+//! (`?socket=PATH`). The connection phase (`login`) speaks
 //! `mysql_native_password` and `caching_sha2_password`, its fast path and its full
 //! authentication.
 
@@ -26,11 +27,15 @@ const COM_QUERY: u8 = 0x03;
 const COM_STMT_PREPARE: u8 = 0x16;
 const COM_STMT_EXECUTE: u8 = 0x17;
 const COM_STMT_CLOSE: u8 = 0x19;
+const COM_STMT_BULK_EXECUTE: u8 = 0xfa;
 const MORE_RESULTS: u16 = 0x0008;
 /// The connection phase (TCP, greeting, authentication) must end within this.
 pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// LOAD DATA LOCAL INFILE content goes in packets of at most this size.
 const INFILE_PACKET: usize = 1 << 20;
+/// A COM_STMT_BULK_EXECUTE's rows stop once they reach this size, well under any server's
+/// default max_allowed_packet.
+const BULK_PACKET: usize = 1 << 20;
 
 /// A prepared statement on one connection.
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +47,8 @@ pub struct Stmt {
 pub struct Conn {
     io: Framed,
     deprecate_eof: bool,
+    /// The server takes COM_STMT_BULK_EXECUTE (MariaDB).
+    bulk: bool,
     /// Column types of the current binary result.
     columns: Vec<Column>,
     /// A command was sent and its response not read to the end: the caller gave up on it (its
@@ -118,7 +125,8 @@ impl Conn {
         let (io, agreed) = login::login(Framed::new(stream), t).await?;
         Ok(Conn {
             io,
-            deprecate_eof: agreed & auth::DEPRECATE_EOF != 0,
+            deprecate_eof: agreed.flags & auth::DEPRECATE_EOF != 0,
+            bulk: agreed.mariadb & auth::MARIADB_STMT_BULK_OPERATIONS != 0,
             columns: Vec::new(),
             pending: false,
         })
@@ -218,6 +226,46 @@ impl Conn {
         self.io.send().await.map_err(lost)?;
         rows.reset(0);
         self.results(Sink::Binary(rows)).await
+    }
+
+    /// Whether [`Conn::execute_bulk`] can be used: the server is a MariaDB that agreed to it.
+    pub fn bulk(&self) -> bool {
+        self.bulk
+    }
+
+    /// Execute a prepared statement (one that returns no rows) once for each row of `rows`
+    /// (row-major, one value per parameter), many rows to a command; gives the affected rows.
+    pub async fn execute_bulk(&mut self, stmt: Stmt, rows: &[Value]) -> Result<u64, EngineError> {
+        let width = usize::from(stmt.params);
+        if !self.bulk || width == 0 || !rows.len().is_multiple_of(width) {
+            return Err(EngineError::fatal(
+                "DRIVEBENCH",
+                format!(
+                    "a bulk execution needs a server that takes it and whole rows of {width} parameters ({} values were given)",
+                    rows.len()
+                ),
+            ));
+        }
+        self.begin()?;
+        let r = self.execute_bulk_inner(stmt, rows, width).await;
+        self.end(r)
+    }
+
+    async fn execute_bulk_inner(
+        &mut self,
+        stmt: Stmt,
+        mut rows: &[Value],
+        width: usize,
+    ) -> Result<u64, EngineError> {
+        let mut affected = 0;
+        while !rows.is_empty() {
+            let out = self.io.command(COM_STMT_BULK_EXECUTE);
+            let n = binary::put_bulk(out, stmt.id, rows, width, BULK_PACKET);
+            self.io.send().await.map_err(lost)?;
+            affected += self.results(Sink::Discard).await?;
+            rows = &rows[n * width..];
+        }
+        Ok(affected)
     }
 
     /// Refuse a command while an abandoned one's response may still be on the wire.
