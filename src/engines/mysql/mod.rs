@@ -4,8 +4,9 @@
 //! client in `wire`: one connection per virtual client held for the whole run, server-side
 //! prepared statements prepared once per connection, BEGIN/COMMIT/ROLLBACK over the text
 //! protocol; loads through COM_STMT_BULK_EXECUTE on MariaDB and LOAD DATA LOCAL INFILE on
-//! MySQL, else through prepared multi-row INSERTs (see `bulk_path`). Errors are classified by code: 1213 deadlock, 1205 lock wait timeout
-//! and 1020 record changed are retryable; a lost connection means reconnect; the rest is fatal.
+//! MySQL, else through prepared multi-row INSERTs (see `bulk_path`). Errors are classified by
+//! code: 1213 deadlock, 1205 lock wait timeout and 1020 record changed are retryable; a lost
+//! connection means reconnect; the rest is fatal.
 
 mod config;
 mod engine;
@@ -209,7 +210,7 @@ pub struct MysqlSession {
     conn: wire::Conn,
     stmts: Vec<Prepared>,
     /// The server is a MariaDB (`VERSION()` says so), which loads through INSERT (in bulk
-    /// commands where it agreed to them).
+    /// commands where the connection agreed to them: `wire::Conn::bulk`).
     mariadb: bool,
     /// Rows of statements run through `execute`, counted and dropped.
     scratch: Rows,
@@ -260,9 +261,10 @@ impl Session for MysqlSession {
     /// comes, with no conversion from the client's character set to the table's (the loaders'
     /// text is ASCII). MariaDB loads through COM_STMT_BULK_EXECUTE when it agreed to it (every
     /// MariaDB since 10.2): one single-row INSERT, prepared once, over a chunk of rows per
-    /// command, about a quarter less server CPU than the multi-row INSERTs an older one gets. MySQL keeps `LOAD DATA
-    /// LOCAL INFILE` when the server allows local infile (not measured against INSERT here: no
-    /// MySQL server in this build's tests).
+    /// command; on MariaDB 10.11 here that took about a tenth less server CPU per TPC-C load
+    /// than the prepared multi-row INSERTs a server without it gets (a twentieth per sysbench
+    /// load). MySQL keeps `LOAD DATA LOCAL INFILE` when the server allows local infile (not
+    /// measured against INSERT here: no MySQL server in this build's tests).
     async fn bulk_path(&mut self) -> Result<BulkPath, EngineError> {
         self.conn.query("SET NAMES binary").await?;
         if self.mariadb {
@@ -286,8 +288,8 @@ impl Session for MysqlSession {
         Ok(BulkPath::Stream { auto_ids: true })
     }
 
-    /// One table's rows as they are generated: through COM_STMT_BULK_EXECUTE on a MariaDB
-    /// (see `bulk_path`), else through one `LOAD DATA LOCAL INFILE`.
+    /// One table's rows as they are generated: through COM_STMT_BULK_EXECUTE where the server
+    /// agreed to it (see `bulk_path`), else through one `LOAD DATA LOCAL INFILE`.
     async fn bulk_load(
         &mut self,
         table: &str,
@@ -295,12 +297,7 @@ impl Session for MysqlSession {
         text: BulkText,
         chunks: RowChunks,
     ) -> Result<u64, EngineError> {
-        // Rows that leave the AUTO_INCREMENT key out are numbered 1, 2, ... whatever the
-        // server's defaults (`auto_ids`).
-        self.conn
-            .query("SET auto_increment_increment = 1, auto_increment_offset = 1")
-            .await?;
-        if self.mariadb {
+        if self.conn.bulk() {
             self.bulk_insert(table, columns, chunks).await
         } else {
             self.load_data(table, columns, text, chunks).await
@@ -313,7 +310,7 @@ impl Session for MysqlSession {
 }
 
 /// A bulk-inserting load commits once this many rows have gone in since its last commit.
-const BULK_ROWS_PER_COMMIT: usize = 10_000;
+const BULK_ROWS_PER_COMMIT: u64 = 10_000;
 
 impl MysqlSession {
     /// The chunks through one prepared single-row INSERT, a COM_STMT_BULK_EXECUTE per chunk,
@@ -333,8 +330,9 @@ impl MysqlSession {
         let (mut written, mut uncommitted) = (0, 0);
         self.conn.query("BEGIN").await?;
         while let Some(rows) = chunks.recv().await {
-            written += self.conn.execute_bulk(stmt, &rows).await?;
-            uncommitted += rows.len() / columns.len().max(1);
+            let inserted = self.conn.execute_bulk(stmt, &rows).await?;
+            written += inserted;
+            uncommitted += inserted;
             if uncommitted >= BULK_ROWS_PER_COMMIT {
                 self.conn.query("COMMIT").await?;
                 self.conn.query("BEGIN").await?;
@@ -358,6 +356,11 @@ impl MysqlSession {
         text: BulkText,
         mut chunks: RowChunks,
     ) -> Result<u64, EngineError> {
+        // Rows that leave the AUTO_INCREMENT key out are numbered 1, 2, ... whatever the
+        // server's defaults (`auto_ids`).
+        self.conn
+            .query("SET auto_increment_increment = 1, auto_increment_offset = 1")
+            .await?;
         let sql = format!(
             "LOAD DATA LOCAL INFILE 'drivebench' INTO TABLE `{table}` CHARACTER SET binary FIELDS TERMINATED BY '\\t' ESCAPED BY '{}' LINES TERMINATED BY '\\n' ({})",
             match text {
