@@ -15,8 +15,10 @@
 # drivebench (external mode, prepare = "never", on sysbench's tables, rand_type special on both)
 # for PAIRS pairs at 8 and 32 clients, DURATION seconds each. Prints per client count the median
 # TPS ratio (drivebench / sysbench), each tool's median p99, and client CPU-seconds per 1,000
-# transactions from /usr/bin/time. Needs: apt-get install -y sysbench postgresql. Run as root
-# (the cluster runs as the postgres user) or as a user that may run initdb.
+# transactions from /usr/bin/time; then each tool's server CPU per transaction, the host's idle
+# share and the ceiling (the TPS ratio a client that cost nothing would reach). Needs: apt-get
+# install -y sysbench postgresql. Run as root (the cluster runs as the postgres user) or as a
+# user that may run initdb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-30}"
@@ -51,6 +53,7 @@ as_pg "$PGBIN/pg_ctl" -D "$work/data" -l "$work/server.log" -w start >/dev/null
 psql() { command psql -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -q "$@"; }
 fresh_db() { PGOPTIONS=--client-min-messages=warning psql -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"; }
 settle() { psql -c CHECKPOINT; sleep 1; }
+wear_off() { psql -d sbtest -c VACUUM; }
 SB_DB=--pgsql-db
 SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$port" --pgsql-user=postgres
     --tables=$TABLES --table-size=$ROWS --rand-type=special)
@@ -94,7 +97,7 @@ tx = int(re.search(r"actually processed: (\d+)", out).group(1))
 tps = float(re.search(r"tps = ([\d.]+)", out).group(1))
 lat = sorted(int(l.split()[2]) for f in glob.glob(f"{work}/pgbench_log.*") for l in open(f))
 u, s = map(float, open(f"{work}/pgb.time").read().split()[-2:])
-print(f"pgbench\t{c}\t{tps:.2f}\t{lat[int(len(lat) * 0.99)] / 1000:.2f}\t{(u + s) / tx * 1000:.4f}")
+print(f"pgbench\t{c}\t{tps:.2f}\t{lat[int(len(lat) * 0.99)] / 1000:.2f}\t{(u + s) / tx * 1000:.4f}\t{tx}")
 PY
     }
 fi

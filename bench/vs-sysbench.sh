@@ -10,7 +10,8 @@
 # drivebench (external mode, prepare = "never", on sysbench's tables, rand_type special on both)
 # for PAIRS pairs at 8 and 32 clients, DURATION seconds each. Prints per client count the median
 # TPS ratio (drivebench / sysbench), each tool's median p99, and client CPU-seconds per 1,000
-# transactions from /usr/bin/time. Needs: apt-get install -y sysbench mariadb-server.
+# transactions from /usr/bin/time; then each tool's server CPU per transaction, the host's idle
+# share and the ceiling (the TPS ratio a client that cost nothing would reach). Needs: apt-get install -y sysbench mariadb-server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-30}"
@@ -56,6 +57,12 @@ settle() { # flush every dirty page (at most 120 s), then the usual flushing aga
     done
     m -e 'SET GLOBAL innodb_max_dirty_pages_pct = 90, GLOBAL innodb_max_dirty_pages_pct_lwm = 0'
     sleep 1
+}
+wear_off() { # InnoDB's purge of the old row versions (at most 60 s)
+    for _ in $(seq 1 120); do
+        [ "$(m -N -e "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'" | cut -f2)" -lt 1000 ] && break
+        sleep 0.5
+    done
 }
 SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root
     --tables=$TABLES --table-size=$ROWS --rand-type=special)

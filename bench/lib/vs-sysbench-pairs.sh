@@ -6,11 +6,18 @@
 # e.g. mysql://root@127.0.0.1:PORT), SERVER_PID (the server's main process: its CPU time, with
 # that of exited children, is reported for each load), and two functions: `fresh_db NAME`
 # (drop and create an empty database) and `settle` (return once the server has written out
-# what earlier loads left dirty, so no load pays for the one before it). SKIP_LOAD=1 leaves
+# what earlier loads left dirty, so no load pays for the one before it), `wear_off` (return once
+# the server has cleaned up the old row versions the last run left). SKIP_LOAD=1 leaves
 # out the load comparison; CLIENT_THREADS sets drivebench's workload.client_threads (default:
 # drivebench's own, one per core). A caller may define `third_tool CLIENTS DURATION`, run after each
 # pair and printing one results row (tool, clients, TPS, p99 ms, client CPU-s per 1,000
-# transactions), shown below the table.
+# transactions, transactions), shown below the table.
+#
+# Each run also records the server's CPU per transaction and the host's idle share, and the
+# table ends with each client count's ceiling: the TPS ratio drivebench would reach with a
+# client that cost no CPU at all, on the same server work per transaction. Client and server
+# share the host's cores, so at saturation TPS = busy cores / (server + client CPU per
+# transaction): a target above the ceiling cannot be met by the client.
 
 scenario() { # clients duration prepare db
     cat > "$work/db.toml" <<TOML
@@ -90,31 +97,69 @@ settle
 
 results="$work/results.tsv"
 : > "$results"
-for c in $CLIENTS; do
-    for p in $(seq 1 "$PAIRS"); do
-        /usr/bin/time -f "%U %S" -o "$work/sb.time" sysbench oltp_read_write "${SB[@]}" "$SB_DB=sbtest" --threads="$c" \
-            --time="$DURATION" --percentile=99 run > "$work/sb.out"
-        python3 - "$c" "$work" >> "$results" <<'PY'
+host_ticks() { # idle (with iowait) and all ticks of the host's CPUs so far
+    awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat
+}
+# Run one tool's command, which appends its row to the results, and append to that row the
+# server's CPU-ms per transaction and the host's idle share during the run. The server's CPU is
+# read once its sessions have ended: PostgreSQL adds a backend's CPU to the postmaster's when
+# the backend exits.
+measured() {
+    local cpu0 cpu1 idle0 all0 idle1 all1 row
+    # Every run starts on tables in the same state: on PostgreSQL, tables worn by the run before
+    # cost the next run up to a fifth more server CPU per transaction.
+    wear_off
+    settle
+    cpu0=$(server_cpu)
+    read -r idle0 all0 < <(host_ticks)
+    "$@"
+    read -r idle1 all1 < <(host_ticks)
+    sleep 1
+    cpu1=$(server_cpu)
+    row=$(tail -1 "$results")
+    sed -i '$d' "$results"
+    python3 -c 'import sys; r = sys.argv[1].split("\t"); c0, c1, i0, a0, i1, a1 = map(float, sys.argv[2:]); print("\t".join(r + [f"{(c1 - c0) / int(r[5]) * 1000:.4f}", f"{(i1 - i0) / max(a1 - a0, 1) * 100:.1f}"]))' \
+        "$row" "$cpu0" "$cpu1" "$idle0" "$all0" "$idle1" "$all1" >> "$results"
+}
+run_sysbench() { # clients
+    /usr/bin/time -f "%U %S" -o "$work/sb.time" sysbench oltp_read_write "${SB[@]}" "$SB_DB=sbtest" --threads="$1" \
+        --time="$DURATION" --percentile=99 run > "$work/sb.out"
+    python3 - "$1" "$work" >> "$results" <<'PY'
 import re, sys
 c, work = sys.argv[1], sys.argv[2]
 out = open(f"{work}/sb.out").read()
 tx, tps = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out).groups()
 p99 = re.search(r"99th percentile:\s+([\d.]+)", out).group(1)
 u, s = map(float, open(f"{work}/sb.time").read().split()[-2:])
-print(f"sysbench\t{c}\t{tps}\t{p99}\t{(u + s) / int(tx) * 1000:.4f}")
+print(f"sysbench\t{c}\t{tps}\t{p99}\t{(u + s) / int(tx) * 1000:.4f}\t{tx}")
 PY
-        scenario "$c" "$DURATION" never sbtest
-        rm -rf "$work/db"
-        /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" run "$work/db.toml" --quiet --out "$work/db" --target "$work/t" >/dev/null
-        python3 - "$c" "$work" >> "$results" <<'PY'
+}
+run_drivebench() { # clients
+    scenario "$1" "$DURATION" never sbtest
+    rm -rf "$work/db"
+    /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" run "$work/db.toml" --quiet --out "$work/db" --target "$work/t" >/dev/null
+    python3 - "$1" "$work" >> "$results" <<'PY'
 import json, sys
 c, work = sys.argv[1], sys.argv[2]
 s = json.load(open(f"{work}/db/result.json"))["phases"][-1]["summary"]
 u, sy = map(float, open(f"{work}/db.time").read().split()[-2:])
-print(f"drivebench\t{c}\t{s['tps']:.2f}\t{s['latency_ms']['p99']:.2f}\t{(u + sy) / s['transactions'] * 1000:.4f}")
+print(f"drivebench\t{c}\t{s['tps']:.2f}\t{s['latency_ms']['p99']:.2f}\t{(u + sy) / s['transactions'] * 1000:.4f}\t{s['transactions']}")
 PY
+}
+run_third() { third_tool "$1" "$DURATION" >> "$results"; }
+for c in $CLIENTS; do
+    for p in $(seq 1 "$PAIRS"); do
+        # Each run changes the tables (PostgreSQL's dead rows, InnoDB's history), so the order
+        # alternates: neither tool always runs on the tables the other has just worn.
+        if [ $((p % 2)) = 1 ]; then
+            measured run_sysbench "$c"
+            measured run_drivebench "$c"
+        else
+            measured run_drivebench "$c"
+            measured run_sysbench "$c"
+        fi
         rows_now=2
-        if declare -F third_tool >/dev/null; then third_tool "$c" "$DURATION" >> "$results"; rows_now=3; fi
+        if declare -F third_tool >/dev/null; then measured run_third "$c"; rows_now=3; fi
         tail -"$rows_now" "$results" | sed "s/^/pair $p: /"
     done
 done
@@ -122,14 +167,30 @@ python3 - "$results" <<'PY'
 import statistics, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
 print("\nclients | TPS drivebench | TPS sysbench | ratio | p99 ms drivebench | p99 ms sysbench | CPU-s/1000 tx drivebench | CPU-s/1000 tx sysbench")
-for c in sorted({r[1] for r in rows}, key=int):
-    def med(tool, i):
-        return statistics.median(float(r[i]) for r in rows if r[0] == tool and r[1] == c)
-    d, s = med("drivebench", 2), med("sysbench", 2)
-    print(f"{c} | {d:.1f} | {s:.1f} | {d / s:.3f} | {med('drivebench', 3):.2f} | {med('sysbench', 3):.2f} | {med('drivebench', 4):.3f} | {med('sysbench', 4):.3f}")
+clients = sorted({r[1] for r in rows}, key=int)
+def med(tool, c, i):
+    return statistics.median(float(r[i]) for r in rows if r[0] == tool and r[1] == c)
+for c in clients:
+    d, s = med("drivebench", c, 2), med("sysbench", c, 2)
+    print(f"{c} | {d:.1f} | {s:.1f} | {d / s:.3f} | {med('drivebench', c, 3):.2f} | {med('sysbench', c, 3):.2f} | {med('drivebench', c, 4):.3f} | {med('sysbench', c, 4):.3f}")
+# Each pair's own ratio: a drift between pairs (the server's CPU per transaction moves from
+# run to run) cancels within a pair.
+for c in clients:
+    tps = lambda tool: [float(r[2]) for r in rows if r[0] == tool and r[1] == c]
+    pairs = [d / s for d, s in zip(tps("drivebench"), tps("sysbench"))]
+    print(f"{c} clients, each pair's ratio: {', '.join(f'{x:.3f}' for x in pairs)} (median {statistics.median(pairs):.3f})")
+# The ceiling: sysbench's CPU per transaction (server + client) over drivebench's server CPU
+# alone, over sysbench's busy share: the ratio a client costing nothing, on a saturated host,
+# would reach.
+print("\nclients | server CPU-ms/tx drivebench | server CPU-ms/tx sysbench | host idle % drivebench | host idle % sysbench | ceiling")
+for c in clients:
+    sd, ss = med("drivebench", c, 6), med("sysbench", c, 6)
+    idd, ids = med("drivebench", c, 7), med("sysbench", c, 7)
+    ceiling = (ss + med("sysbench", c, 4)) / sd * 100 / (100 - ids)
+    print(f"{c} | {sd:.3f} | {ss:.3f} | {idd:.1f} | {ids:.1f} | {ceiling:.3f}")
 for tool in sorted({r[0] for r in rows} - {"drivebench", "sysbench"}):
     for c in sorted({r[1] for r in rows if r[0] == tool}, key=int):
         def med(i):
             return statistics.median(float(r[i]) for r in rows if r[0] == tool and r[1] == c)
-        print(f"{tool} at {c} clients: {med(2):.1f} TPS, p99 {med(3):.2f} ms, {med(4):.3f} CPU-s/1000 tx")
+        print(f"{tool} at {c} clients: {med(2):.1f} TPS, p99 {med(3):.2f} ms, {med(4):.3f} CPU-s/1000 tx, server {med(6):.3f} CPU-ms/tx, host idle {med(7):.1f} %")
 PY
