@@ -106,8 +106,8 @@ host_ticks() { # idle (with iowait) and all ticks of the host's CPUs so far
 # the backend exits.
 measured() {
     local cpu0 cpu1 idle0 all0 idle1 all1 row
-    # Every run starts on tables in the same state: on PostgreSQL, tables worn by the run before
-    # cost the next run up to a fifth more server CPU per transaction.
+    # Every run starts once the server has cleaned up the row versions the run before left, so
+    # no run inherits another's wear.
     wear_off
     settle
     cpu0=$(server_cpu)
