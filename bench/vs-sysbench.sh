@@ -11,7 +11,8 @@
 # for PAIRS pairs at 8 and 32 clients, DURATION seconds each. Prints per client count the median
 # TPS ratio (drivebench / sysbench), each tool's median p99, and client CPU-seconds per 1,000
 # transactions from /usr/bin/time; then each tool's server CPU per transaction, the host's idle
-# share and the ceiling (the TPS ratio a client that cost nothing would reach). Needs: apt-get install -y sysbench mariadb-server.
+# share and the ceiling (the TPS ratio a client that cost nothing would reach). Needs: apt-get
+# install -y sysbench mariadb-server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-30}"

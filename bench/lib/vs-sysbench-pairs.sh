@@ -10,7 +10,7 @@
 # the server has cleaned up the old row versions the last run left). SKIP_LOAD=1 leaves
 # out the load comparison; CLIENT_THREADS sets drivebench's workload.client_threads (default:
 # drivebench's own, one per core). A caller may define `third_tool CLIENTS DURATION`, run after each
-# pair and printing one results row (tool, clients, TPS, p99 ms, client CPU-s per 1,000
+# pair and printing one results row to standard output (tool, clients, TPS, p99 ms, client CPU-s per 1,000
 # transactions, transactions), shown below the table.
 #
 # Each run also records the server's CPU per transaction and the host's idle share, and the
@@ -100,10 +100,10 @@ results="$work/results.tsv"
 host_ticks() { # idle (with iowait) and all ticks of the host's CPUs so far
     awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat
 }
-# Run one tool's command, which appends its row to the results, and append to that row the
-# server's CPU-ms per transaction and the host's idle share during the run. The server's CPU is
-# read once its sessions have ended: PostgreSQL adds a backend's CPU to the postmaster's when
-# the backend exits.
+# Run one tool's command, which prints its results row, and append that row to the results
+# with the server's CPU-ms per transaction and the host's idle share during the run. The
+# server's CPU is read once its sessions have ended: PostgreSQL adds a backend's CPU to the
+# postmaster's when the backend exits.
 measured() {
     local cpu0 cpu1 idle0 all0 idle1 all1 row
     # Every run starts once the server has cleaned up the row versions the run before left, so
@@ -112,19 +112,17 @@ measured() {
     settle
     cpu0=$(server_cpu)
     read -r idle0 all0 < <(host_ticks)
-    "$@"
+    row=$("$@")
     read -r idle1 all1 < <(host_ticks)
     sleep 1
     cpu1=$(server_cpu)
-    row=$(tail -1 "$results")
-    sed -i '$d' "$results"
     python3 -c 'import sys; r = sys.argv[1].split("\t"); c0, c1, i0, a0, i1, a1 = map(float, sys.argv[2:]); print("\t".join(r + [f"{(c1 - c0) / int(r[5]) * 1000:.4f}", f"{(i1 - i0) / max(a1 - a0, 1) * 100:.1f}"]))' \
         "$row" "$cpu0" "$cpu1" "$idle0" "$all0" "$idle1" "$all1" >> "$results"
 }
 run_sysbench() { # clients
     /usr/bin/time -f "%U %S" -o "$work/sb.time" sysbench oltp_read_write "${SB[@]}" "$SB_DB=sbtest" --threads="$1" \
         --time="$DURATION" --percentile=99 run > "$work/sb.out"
-    python3 - "$1" "$work" >> "$results" <<'PY'
+    python3 - "$1" "$work" <<'PY'
 import re, sys
 c, work = sys.argv[1], sys.argv[2]
 out = open(f"{work}/sb.out").read()
@@ -138,7 +136,7 @@ run_drivebench() { # clients
     scenario "$1" "$DURATION" never sbtest
     rm -rf "$work/db"
     /usr/bin/time -f "%U %S" -o "$work/db.time" "$DB" run "$work/db.toml" --quiet --out "$work/db" --target "$work/t" >/dev/null
-    python3 - "$1" "$work" >> "$results" <<'PY'
+    python3 - "$1" "$work" <<'PY'
 import json, sys
 c, work = sys.argv[1], sys.argv[2]
 s = json.load(open(f"{work}/db/result.json"))["phases"][-1]["summary"]
@@ -146,7 +144,6 @@ u, sy = map(float, open(f"{work}/db.time").read().split()[-2:])
 print(f"drivebench\t{c}\t{s['tps']:.2f}\t{s['latency_ms']['p99']:.2f}\t{(u + sy) / s['transactions'] * 1000:.4f}\t{s['transactions']}")
 PY
 }
-run_third() { third_tool "$1" "$DURATION" >> "$results"; }
 for c in $CLIENTS; do
     for p in $(seq 1 "$PAIRS"); do
         # Each run changes the tables (PostgreSQL's dead rows, InnoDB's history), so the order
@@ -159,7 +156,7 @@ for c in $CLIENTS; do
             measured run_sysbench "$c"
         fi
         rows_now=2
-        if declare -F third_tool >/dev/null; then measured run_third "$c"; rows_now=3; fi
+        if declare -F third_tool >/dev/null; then measured third_tool "$c" "$DURATION"; rows_now=3; fi
         tail -"$rows_now" "$results" | sed "s/^/pair $p: /"
     done
 done
@@ -190,7 +187,6 @@ for c in clients:
     print(f"{c} | {sd:.3f} | {ss:.3f} | {idd:.1f} | {ids:.1f} | {ceiling:.3f}")
 for tool in sorted({r[0] for r in rows} - {"drivebench", "sysbench"}):
     for c in sorted({r[1] for r in rows if r[0] == tool}, key=int):
-        def med(i):
-            return statistics.median(float(r[i]) for r in rows if r[0] == tool and r[1] == c)
-        print(f"{tool} at {c} clients: {med(2):.1f} TPS, p99 {med(3):.2f} ms, {med(4):.3f} CPU-s/1000 tx, server {med(6):.3f} CPU-ms/tx, host idle {med(7):.1f} %")
+        tps, p99, cpu, _, server, idle = (med(tool, c, i) for i in range(2, 8))
+        print(f"{tool} at {c} clients: {tps:.1f} TPS, p99 {p99:.2f} ms, {cpu:.3f} CPU-s/1000 tx, server {server:.3f} CPU-ms/tx, host idle {idle:.1f} %")
 PY
