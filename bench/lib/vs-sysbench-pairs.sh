@@ -7,7 +7,7 @@
 # that of exited children, is reported for each load), and two functions: `fresh_db NAME`
 # (drop and create an empty database) and `settle` (return once the server has written out
 # what earlier loads left dirty, so no load pays for the one before it), `wear_off` (return once
-# the server has cleaned up the old row versions the last run left). SKIP_LOAD=1 leaves
+# the tables carry none of the last run's wear: old row versions the server has yet to clean up). SKIP_LOAD=1 leaves
 # out the load comparison; CLIENT_THREADS sets drivebench's workload.client_threads (default:
 # drivebench's own, one per core). A caller may define `third_tool CLIENTS DURATION`, run after each
 # pair and printing one results row to standard output (tool, clients, TPS, p99 ms, client CPU-s per 1,000
