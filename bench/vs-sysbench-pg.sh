@@ -7,7 +7,8 @@
 # oltp_read_write's 18 statements per transaction as prepared statements on the same tables —
 # the floor of a client that waits for each answer before the next statement; its keys are
 # uniform, so its server work and TPS differ from the pair's, its client CPU per transaction
-# does not).
+# does not), SOCKET (1: every tool reaches the server through its unix socket, as drivebench's
+# private instances and a local sysbench's default do; default TCP on 127.0.0.1).
 #
 # Starts a private PostgreSQL cluster on a scratch directory, compares load speed (sysbench prepare vs
 # drivebench's loader, same 8 tables x 100,000 rows, PAIRS pairs in alternating order, each
@@ -69,7 +70,14 @@ wear_off() {
         WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'i')" >/dev/null
 }
 SB_DB=--pgsql-db
-SB=(--db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port="$port" --pgsql-user=postgres
+if [ "${SOCKET:-0}" = 1 ]; then
+    host="$work"
+    url_host="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$work")"
+else
+    host=127.0.0.1
+    url_host=127.0.0.1
+fi
+SB=(--db-driver=pgsql --pgsql-host="$host" --pgsql-port="$port" --pgsql-user=postgres
     --tables=$TABLES --table-size=$ROWS --rand-type=special)
 
 # pgbench's transaction: sysbench oltp_read_write's statements in its order on one random table.
@@ -101,7 +109,7 @@ if [ "${PGBENCH:-0}" = 1 ]; then
         rm -f "$work"/pgbench_log.*
         local files=()
         for t in $(seq 1 "$TABLES"); do files+=(-f "$work/pgbench-$t.sql"); done
-        (cd "$work" && /usr/bin/time -f "%U %S" -o "$work/pgb.time" pgbench -h 127.0.0.1 -p "$port" \
+        (cd "$work" && /usr/bin/time -f "%U %S" -o "$work/pgb.time" pgbench -h "$host" -p "$port" \
             -U postgres -M prepared -n -c "$1" -j "$1" -T "$2" -l "${files[@]}" sbtest > "$work/pgb.out" 2>&1)
         python3 - "$1" "$work" <<'PY'
 import glob, re, sys
@@ -118,6 +126,6 @@ fi
 
 ENGINE=postgres
 SERVER_PID=$(head -1 "$work/data/postmaster.pid")
-URL_PREFIX="postgres://postgres@127.0.0.1:$port"
+URL_PREFIX="postgres://postgres@$url_host:$port"
 # shellcheck source=bench/lib/vs-sysbench-pairs.sh
 source bench/lib/vs-sysbench-pairs.sh

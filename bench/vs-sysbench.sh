@@ -2,7 +2,9 @@
 # drivebench against sysbench 1.0 on one private MariaDB and the same tables.
 # Env: DURATION (s, default 30), PAIRS (default 3), CLIENTS (default "8 32"), SKIP_LOAD (1: no
 # load comparison), DRIVEBENCH (a drivebench binary to measure instead of this checkout's
-# release build), CLIENT_THREADS (drivebench's workload.client_threads; default its own).
+# release build), CLIENT_THREADS (drivebench's workload.client_threads; default its own),
+# SOCKET (1: both tools reach the server through its unix socket, as drivebench's private
+# instances and a local sysbench's default do; default TCP on 127.0.0.1).
 #
 # Starts a private mariadbd on a scratch directory, compares load speed (sysbench prepare vs
 # drivebench's loader, same 8 tables x 100,000 rows, PAIRS pairs in alternating order, each
@@ -65,7 +67,13 @@ wear_off() { # InnoDB's purge of the old row versions (at most 60 s)
         sleep 0.5
     done
 }
-SB=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root
+if [ "${SOCKET:-0}" = 1 ]; then
+    SB_CONN=(--mysql-socket="$work/mysqld.sock")
+    URL_SUFFIX="?socket=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$work/mysqld.sock")"
+else
+    SB_CONN=(--mysql-host=127.0.0.1 --mysql-port="$port")
+fi
+SB=(--db-driver=mysql "${SB_CONN[@]}" --mysql-user=root
     --tables=$TABLES --table-size=$ROWS --rand-type=special)
 SB_DB=--mysql-db
 

@@ -2,8 +2,9 @@
 # comparison, the alternating sysbench/drivebench pairs and the summary table. The caller has
 # started the server and set: work, DB, TABLES, ROWS, CLIENTS, PAIRS, DURATION, the sysbench
 # arguments SB (without the database), SB_DB (sysbench's database flag, e.g. --mysql-db),
-# ENGINE / URL_PREFIX for drivebench's external instance (URL_PREFIX without the database,
-# e.g. mysql://root@127.0.0.1:PORT), SERVER_PID (the server's main process: its CPU time, with
+# ENGINE / URL_PREFIX / URL_SUFFIX for drivebench's external instance (URL_PREFIX without the
+# database, e.g. mysql://root@127.0.0.1:PORT; URL_SUFFIX what follows the database, e.g.
+# ?socket=PATH, or empty), SERVER_PID (the server's main process: its CPU time, with
 # that of exited children, is reported for each load), and two functions: `fresh_db NAME`
 # (drop and create an empty database) and `settle` (return once the server has written out
 # what earlier loads left dirty, so no load pays for the one before it), `wear_off` (return once
@@ -26,7 +27,7 @@ report_interval = "10s"
 [[instance]]
 engine = "$ENGINE"
 provision = "external"
-url = "$URL_PREFIX/$4"
+url = "$URL_PREFIX/$4${URL_SUFFIX:-}"
 [workload]
 benchmark = "sysbench"
 test = "oltp_read_write"

@@ -81,6 +81,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_socket_path_escaped_for_a_url_reads_back_whole() {
+        let path = std::path::Path::new("/tmp/run 1/a&b?c=d%/mysqld.sock");
+        let escaped = crate::engines::server::private::url_escaped(path);
+        let u = MysqlUrl::parse(&format!("mysql://root@127.0.0.1:3307/?socket={escaped}")).unwrap();
+        assert_eq!(u.opts.socket(), Some("/tmp/run 1/a&b?c=d%/mysqld.sock"));
+        assert_eq!(u.opts.tcp_port(), 3307);
+    }
+
+    #[test]
     fn tls_keys_go_to_drivebench_and_the_rest_to_the_driver() {
         let u = MysqlUrl::parse(
             "mysql://bench@db1:3307/sb?ssl-mode=REQUIRED&socket=%2Frun%2Fmysqld.sock",

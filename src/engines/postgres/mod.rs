@@ -606,6 +606,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_escaped_socket_directory_as_host_is_a_unix_socket() {
+        let dir = std::path::Path::new("/tmp/run 1/pg&x");
+        let escaped = crate::engines::server::private::url_escaped(dir);
+        let url = format!("postgres://postgres@{escaped}:40123/postgres");
+        let (config, _) = parse_url(&url, None).unwrap();
+        assert_eq!(place(&config), "socket /tmp/run 1/pg&x/.s.PGSQL.40123");
+    }
+
+    #[test]
     fn bare_placeholders_are_numbered() {
         assert_eq!(
             number_placeholders("INSERT INTO t VALUES ($, $), ($, $)"),

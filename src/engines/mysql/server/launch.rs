@@ -15,7 +15,7 @@ use super::config::{self, Layout};
 use super::init;
 use super::locate::Server;
 use crate::engines::server::ProvisionError;
-use crate::engines::server::private::{Ladder, ServerKind};
+use crate::engines::server::private::{Ladder, ServerKind, url_escaped};
 use crate::engines::server::process::KillTarget;
 
 /// Bound on one readiness probe (TCP connect, then reading the server's greeting).
@@ -87,10 +87,14 @@ impl ServerKind for MysqlKind {
         self.layout.socket.exists() && greets(port)
     }
 
-    /// `mysql://root@127.0.0.1:PORT/`: root with an empty password, as the instance is
-    /// private and listens on 127.0.0.1 only.
+    /// `mysql://root@127.0.0.1:PORT/?socket=PATH`: root with an empty password, as the
+    /// instance is private and listens on 127.0.0.1 only; clients go through the socket (the
+    /// server is ready only once it exists).
     fn url(&self, port: u16) -> String {
-        format!("mysql://root@127.0.0.1:{port}/")
+        format!(
+            "mysql://root@127.0.0.1:{port}/?socket={}",
+            url_escaped(&self.layout.socket)
+        )
     }
 
     fn how_to_connect(&self, port: u16, pid: u32) -> String {

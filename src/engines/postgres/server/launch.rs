@@ -16,7 +16,7 @@ use super::account::Account;
 use super::config::{self, Layout};
 use super::locate::Server;
 use crate::engines::server::ProvisionError;
-use crate::engines::server::private::{Ladder, ServerKind};
+use crate::engines::server::private::{Ladder, ServerKind, url_escaped};
 use crate::engines::server::process::KillTarget;
 
 /// Bound on one readiness probe step (TCP connect, each read of the server's answer).
@@ -92,10 +92,14 @@ impl ServerKind for PostgresKind {
         self.layout.socket(port).exists() && accepts_connections(port)
     }
 
-    /// `postgres://postgres@127.0.0.1:PORT/postgres`: the superuser without a password, as the
-    /// instance is private, listens on 127.0.0.1 only and trusts local connections.
+    /// `postgres://postgres@SOCKET_DIR:PORT/postgres`, the directory written with `%XX`
+    /// escapes (a host that starts with `/` is a unix socket's directory): the superuser
+    /// without a password, as the instance is private and trusts local connections.
     fn url(&self, port: u16) -> String {
-        format!("postgres://postgres@127.0.0.1:{port}/postgres")
+        format!(
+            "postgres://postgres@{}:{port}/postgres",
+            url_escaped(&self.layout.dir)
+        )
     }
 
     fn how_to_connect(&self, port: u16, pid: u32) -> String {

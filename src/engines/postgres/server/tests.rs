@@ -93,6 +93,22 @@ fn psql(host: &str, port: u16, sql: &str) -> String {
     String::from_utf8(output.stdout).unwrap().trim().to_string()
 }
 
+/// One statement's result through `psql` connecting to `url`.
+fn psql_url(url: &str, sql: &str) -> String {
+    let server = locate::server(None).unwrap();
+    let output = Command::new(server.postgres.with_file_name("psql"))
+        .args(["-X", "-At", "-d", url, "-c", sql])
+        .env("PGCONNECT_TIMEOUT", "10")
+        .output()
+        .expect("run psql");
+    assert!(
+        output.status.success(),
+        "psql -d {url} -c {sql:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
 #[test]
 fn a_started_server_accepts_connections_and_stops_cleanly() {
     let _servers = shared();
@@ -102,9 +118,20 @@ fn a_started_server_accepts_connections_and_stops_cleanly() {
     assert!(!db.reused_data());
     assert_ne!(db.port(), 5432);
     assert!(accepts_connections(db.port()));
+    let escaped = std::path::absolute(&dir)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .replace('/', "%2F")
+        .replace(' ', "%20");
     assert_eq!(
         db.url(),
-        format!("postgres://postgres@127.0.0.1:{}/postgres", db.port())
+        format!("postgres://postgres@{escaped}:{}/postgres", db.port())
+    );
+    assert_eq!(
+        psql_url(&db.url(), "SELECT inet_server_addr() IS NULL"),
+        "t",
+        "the instance's URL goes through its unix socket"
     );
     assert_eq!(db.socket_dir(), dir.as_path());
     assert!(dir.join(format!(".s.PGSQL.{}", db.port())).exists());
