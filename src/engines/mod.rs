@@ -70,8 +70,9 @@ impl Value {
 }
 
 /// Rows fetched by `Session::query`, row-major; cleared by each query. Every row is always
-/// received and decoded by the driver; `keep_values = false` only skips copying the values
-/// into ours (a workload that reads nothing back, like sysbench, counts rows).
+/// received whole by the driver; `keep_values = false` (a workload that reads nothing back,
+/// like sysbench, counts rows) leaves the values unsplit and uncopied, as MariaDB's and
+/// PostgreSQL's sessions then only count the rows.
 #[derive(Debug)]
 pub struct Rows {
     pub columns: usize,

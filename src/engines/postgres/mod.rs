@@ -419,6 +419,18 @@ impl Session for PgSession {
     ) -> Result<(), EngineError> {
         let st = stmt(&self.stmts, id)?;
         rows.reset(st.columns().len());
+        if !rows.keep_values {
+            // Counted only: the rows still arrive and are framed, but none is split into its
+            // fields; the count is the server's, from the statement's closing tag.
+            let n = drive(
+                &mut self.driver,
+                self.client.execute_raw(st, params.iter().map(Bind)),
+            )
+            .await
+            .map_err(classify)?;
+            rows.fetched = usize::try_from(n).unwrap_or(usize::MAX);
+            return Ok(());
+        }
         let client = &self.client;
         drive(&mut self.driver, async move {
             let stream = client
@@ -429,10 +441,8 @@ impl Session for PgSession {
             while let Some(row) = stream.next().await {
                 let row = row.map_err(classify)?;
                 rows.fetched += 1;
-                if rows.keep_values {
-                    for i in 0..row.len() {
-                        rows.values.push(from_row(&row, i));
-                    }
+                for i in 0..row.len() {
+                    rows.values.push(from_row(&row, i));
                 }
             }
             Ok(())
