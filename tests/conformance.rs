@@ -279,7 +279,7 @@ fn tpcc_checks_and_reuse(engine: Engine) {
             }
             Engine::Mariadb => {
                 let server = common::external::mariadb(&dir, &[]);
-                let url = common::url_with_database(&server.url(), "drivebench_tpcc");
+                let url = format!("mysql://root@127.0.0.1:{}/drivebench_tpcc", server.port());
                 let c = MysqlConnector::new(&url, None).await.unwrap();
                 common::tpcc::load_and_check(Arc::new(c), EngineKind::Mariadb).await
             }

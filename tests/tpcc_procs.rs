@@ -38,8 +38,8 @@ fn mariadb_procedures_leave_the_same_database_as_the_client_side_statements() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let cov = rt.block_on(async {
         let (url_a, url_b) = (
-            common::url_with_database(&server.url(), "equiv_client"),
-            common::url_with_database(&server.url(), "equiv_procs"),
+            format!("mysql://root@127.0.0.1:{}/equiv_client", server.port()),
+            format!("mysql://root@127.0.0.1:{}/equiv_procs", server.port()),
         );
         let a = Arc::new(MysqlConnector::new(&url_a, None).await.unwrap());
         let b = Arc::new(MysqlConnector::new(&url_b, None).await.unwrap());

@@ -118,15 +118,6 @@ pub fn wait_for_lines(path: &Path, n: usize, limit: std::time::Duration) {
     }
 }
 
-/// `url` (a private instance's, whose path is `/`) naming database `db`: the name goes in the
-/// path, before any query such as `?socket=...`.
-pub fn url_with_database(url: &str, db: &str) -> String {
-    match url.split_once('?') {
-        Some((base, query)) => format!("{base}{db}?{query}"),
-        None => format!("{url}{db}"),
-    }
-}
-
 /// A local TCP port with nothing listening on it: bound, then released.
 pub fn closed_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");

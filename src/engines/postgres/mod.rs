@@ -417,20 +417,15 @@ impl Session for PgSession {
         params: &[Value],
         rows: &mut Rows,
     ) -> Result<(), EngineError> {
-        let st = stmt(&self.stmts, id)?;
-        rows.reset(st.columns().len());
+        rows.reset(stmt(&self.stmts, id)?.columns().len());
         if !rows.keep_values {
-            // Counted only: the rows still arrive and are framed, but none is split into its
-            // fields; the count is the server's, from the statement's closing tag.
-            let n = drive(
-                &mut self.driver,
-                self.client.execute_raw(st, params.iter().map(Bind)),
-            )
-            .await
-            .map_err(classify)?;
+            // Counted only: executed, so the rows arrive and are framed but none is split into
+            // its fields; the count is the server's, from the statement's closing tag.
+            let n = self.execute(id, params).await?;
             rows.fetched = usize::try_from(n).unwrap_or(usize::MAX);
             return Ok(());
         }
+        let st = stmt(&self.stmts, id)?;
         let client = &self.client;
         drive(&mut self.driver, async move {
             let stream = client
